@@ -1,0 +1,562 @@
+// SPDX-License-Identifier: Apache-2.0
+// bench_verify: how long `plancert verify` takes on huge ConcretePlanIR snapshots, and where
+// the time goes.
+//
+// For each size N (commands; 3N dependency edges) a valid plan is generated once, written to
+// a temporary file and checked to pass verify_snapshot with zero diagnostics before anything
+// is timed. Then:
+//   e2e_plancert/N  the real `plancert verify FILE` as a subprocess (if the binary exists):
+//                   wall time, and peak RSS / CPU time from wait4()'s rusage;
+//   e2e_child/N     the same path (read, decode_snapshot, verify_snapshot) in a fresh
+//                   process of this program (`bench_verify --verify-child FILE`), so the
+//                   end-to-end figures exist even when the CLI is not built;
+//   read/N, decode/N, digest/N, verify/N, free/N
+//                   the in-process breakdown: read the file, decode it, recompute the
+//                   digest (digest_of), verify_snapshot (includes the digest), destroy the
+//                   decoded snapshot;
+//   encode/N        encode_snapshot into a string (the encoder alone, without hashing);
+//   floor_scan/N, floor_hash/N
+//                   lower bounds, not plancert code paths: find the payload's extent with a
+//                   minimal string-aware bracket matcher, and BLAKE2b the raw payload bytes
+//                   (digest_bytes; equal to the stored digest because the file is canonical).
+// Every case reports ns_per_cmd (linearity check across sizes) and bytes_per_second.
+//
+// Environment:
+//   PLANCERT_BENCH_SIZES   comma-separated command counts (default 10000,100000,1000000)
+//   PLANCERT_BENCH_TARGET  queue (default) or slot
+//   PLANCERT_BENCH_ITERS   iterations per case (default 3, and 2 for N >= 1000000)
+//   PLANCERT_BENCH_DIR     where the plan files go (default: a fresh directory in $TMPDIR)
+//   PLANCERT_BENCH_KEEP    if set, the plan files are kept
+//   PLANCERT_BIN           the plancert binary (default: the build tree's cli/plancert)
+// Exit status 1 if a plan could not be generated or was rejected, or a verify run failed.
+#include "bench/gen_plan.h"
+#include "verifiers/verify.h"
+
+#include <benchmark/benchmark.h>
+
+#include <fcntl.h>
+#include <malloc.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#ifndef PLANCERT_CLI_BINARY
+#define PLANCERT_CLI_BINARY ""
+#endif
+
+extern char** environ;
+
+namespace {
+using namespace plancert;
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+bool g_failed = false;
+fs::path g_dir;
+TargetKind g_target = TargetKind::queue;
+constexpr std::size_t kEdgesPerCommand = 3;
+constexpr double kMiB = 1024.0 * 1024.0;
+
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+const char* env(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : nullptr;
+}
+
+// Bytes currently allocated through malloc (arena + mmap'd blocks).
+double heap_in_use() {
+  struct mallinfo2 mi = mallinfo2();
+  return static_cast<double>(mi.uordblks + mi.hblkhd);
+}
+
+std::string first_diagnostics(const Diagnostics& d) {
+  std::string s = std::to_string(d.count()) + " diagnostic(s):";
+  for (std::size_t i = 0; i < d.all().size() && i < 5; ++i) { s += ' '; s += to_text(d.all()[i]); }
+  return s;
+}
+
+// ---- the plan of the current size (one at a time, to bound memory) ----------------------
+
+struct Plan {
+  std::size_t n = 0, e = 0;
+  fs::path file;
+  std::uint64_t bytes = 0;
+  std::string error;                // set when generation or validation failed
+  std::string text;                 // file contents
+  std::optional<AnySnapshot> snap;  // decoded from `text`
+  double decoded_bytes = 0;         // heap growth of one decode
+};
+
+std::unique_ptr<Plan> g_plan;
+
+void drop_plan() {
+  if (!g_plan) return;
+  if (!env("PLANCERT_BENCH_KEEP") && !g_plan->file.empty()) {
+    std::error_code ec;
+    fs::remove(g_plan->file, ec);
+  }
+  g_plan.reset();
+  malloc_trim(0);
+}
+
+Plan& plan(std::size_t n) {
+  if (g_plan && g_plan->n == n) return *g_plan;
+  drop_plan();
+  g_plan = std::make_unique<Plan>();
+  Plan& p = *g_plan;
+  p.n = n;
+  p.e = kEdgesPerCommand * n;
+  p.file = g_dir / bench::cat("plan-", std::to_string(n), g_target == TargetKind::slot ? "-slot" : "", ".json");
+  try {
+    auto t0 = Clock::now();
+    bench::GenOptions o;
+    o.commands = n;
+    o.edges = p.e;
+    o.target = g_target;
+    bench::GenStats st;
+    std::string bytes;
+    {
+      auto snap = bench::generate_plan(o, &st);
+      bytes = encode_snapshot(snap);
+    }
+    bench::write_atomic(p.file, bytes);
+    p.bytes = bytes.size();
+    p.text = std::move(bytes);
+    double gen = since(t0);
+    t0 = Clock::now();
+    double before = heap_in_use();
+    p.snap = decode_snapshot(p.text);
+    p.decoded_bytes = heap_in_use() - before;
+    Diagnostics d = verify_snapshot(*p.snap);
+    std::cerr << "plan " << n << " commands / " << st.edges << " edges (" << st.cross_device_edges << " cross-device), " << st.tokens << " tokens, "
+              << st.buffers << " buffers: " << p.bytes << " bytes in " << p.file.string() << "; generated+written in " << gen
+              << " s, validated in " << since(t0) << " s: " << (d.ok() ? "accepted" : "REJECTED") << "\n";
+    if (!d.ok()) p.error = bench::cat("the generated plan is rejected: ", first_diagnostics(d));
+  } catch (const InputError& e) {
+    p.error = bench::cat("the generated plan does not decode: ", to_text(e.diag));
+  } catch (const std::exception& e) {
+    p.error = std::string("cannot generate the plan: ") + e.what();
+  }
+  if (!p.error.empty()) g_failed = true;
+  return p;
+}
+
+bool usable(benchmark::State& state, const Plan& p) {
+  if (p.error.empty()) return true;
+  state.SkipWithError(p.error.c_str());
+  return false;
+}
+
+void common_counters(benchmark::State& state, const Plan& p, double total_seconds) {
+  auto iters = static_cast<double>(state.iterations());
+  state.counters["ns_per_cmd"] = iters > 0 ? total_seconds * 1e9 / iters / static_cast<double>(p.n) : 0.0;
+  state.counters["file_MiB"] = static_cast<double>(p.bytes) / kMiB;
+  state.SetBytesProcessed(static_cast<std::int64_t>(p.bytes) * state.iterations());
+  state.SetItemsProcessed(static_cast<std::int64_t>(p.n) * state.iterations());
+}
+
+// ---- end to end, in a subprocess ----------------------------------------------------------
+
+struct RunResult {
+  double wall_s = 0, user_s = 0, sys_s = 0;
+  double maxrss_kib = 0;
+  int status = 0;
+  std::string output;
+  std::string error;
+};
+
+double tv_seconds(const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; }
+
+RunResult run_process(const std::vector<std::string>& args) {
+  RunResult r;
+  fs::path out = g_dir / "child-output.txt";
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  pid_t pid = 0;
+  auto t0 = Clock::now();
+  int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) {
+    r.error = bench::cat("cannot start ", args[0], ": ", std::strerror(rc));
+    return r;
+  }
+  int status = 0;
+  rusage ru{};
+  pid_t w;
+  do w = wait4(pid, &status, 0, &ru);
+  while (w < 0 && errno == EINTR);
+  r.wall_s = since(t0);
+  if (w != pid) {
+    r.error = std::string("wait4 failed: ") + std::strerror(errno);
+    return r;
+  }
+  r.maxrss_kib = static_cast<double>(ru.ru_maxrss);  // KiB on Linux
+  r.user_s = tv_seconds(ru.ru_utime);
+  r.sys_s = tv_seconds(ru.ru_stime);
+  r.status = status;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    try {
+      r.output = bench::read_whole_file(out).substr(0, 2000);
+    } catch (const std::exception&) {
+    }
+    r.error = bench::cat(args[0], " ", args[1], " failed (", WIFEXITED(status) ? "exit " : "signal ",
+                         std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status)), "): ", r.output);
+  }
+  return r;
+}
+
+void bm_e2e(benchmark::State& state, std::size_t n, std::vector<std::string> cmd, std::string label) {
+  Plan& p = plan(n);
+  if (!usable(state, p)) return;
+  cmd.push_back(p.file.string());
+  double total = 0, user = 0, sys = 0, peak = 0;
+  for (auto _ : state) {
+    RunResult r = run_process(cmd);
+    if (!r.error.empty()) {
+      g_failed = true;
+      state.SkipWithError(r.error.c_str());
+      break;
+    }
+    state.SetIterationTime(r.wall_s);
+    total += r.wall_s;
+    user += r.user_s;
+    sys += r.sys_s;
+    peak = std::max(peak, r.maxrss_kib);
+  }
+  if (state.error_occurred()) return;
+  auto iters = static_cast<double>(state.iterations());
+  common_counters(state, p, total);
+  state.counters["wall_s"] = total / iters;
+  state.counters["user_s"] = user / iters;
+  state.counters["sys_s"] = sys / iters;
+  state.counters["peak_rss_MiB"] = peak / 1024.0;
+  state.counters["rss_per_file_byte"] = peak * 1024.0 / static_cast<double>(p.bytes);
+  state.SetLabel(label);
+}
+
+// ---- in-process breakdown -----------------------------------------------------------------
+
+void bm_read(benchmark::State& state, std::size_t n) {
+  Plan& p = plan(n);
+  if (!usable(state, p)) return;
+  double total = 0;
+  for (auto _ : state) {
+    auto t0 = Clock::now();
+    std::string text = bench::read_whole_file(p.file);
+    double dt = since(t0);
+    benchmark::DoNotOptimize(text.data());
+    state.SetIterationTime(dt);
+    total += dt;
+  }
+  common_counters(state, p, total);
+}
+
+void bm_decode(benchmark::State& state, std::size_t n) {
+  Plan& p = plan(n);
+  if (!usable(state, p)) return;
+  double total = 0;
+  for (auto _ : state) {
+    auto t0 = Clock::now();
+    auto s = std::make_unique<AnySnapshot>(decode_snapshot(p.text));
+    double dt = since(t0);
+    benchmark::DoNotOptimize(s.get());
+    state.SetIterationTime(dt);
+    total += dt;
+    s.reset();  // untimed (see free/N)
+  }
+  common_counters(state, p, total);
+  state.counters["decoded_MiB"] = p.decoded_bytes / kMiB;
+  state.counters["decoded_per_file_byte"] = p.decoded_bytes / static_cast<double>(p.bytes);
+}
+
+void bm_digest(benchmark::State& state, std::size_t n) {
+  Plan& p = plan(n);
+  if (!usable(state, p)) return;
+  const std::string& stored = std::visit([](const auto& s) -> const std::string& { return s.digest; }, *p.snap);
+  double total = 0;
+  for (auto _ : state) {
+    auto t0 = Clock::now();
+    std::string d = recompute_digest(*p.snap);
+    double dt = since(t0);
+    if (d != stored) {
+      g_failed = true;
+      state.SkipWithError("recomputed digest differs from the stored one");
+      break;
+    }
+    state.SetIterationTime(dt);
+    total += dt;
+  }
+  if (!state.error_occurred()) common_counters(state, p, total);
+}
+
+void bm_verify(benchmark::State& state, std::size_t n) {
+  Plan& p = plan(n);
+  if (!usable(state, p)) return;
+  double total = 0;
+  for (auto _ : state) {
+    auto t0 = Clock::now();
+    Diagnostics d = verify_snapshot(*p.snap);
+    double dt = since(t0);
+    if (!d.ok()) {
+      g_failed = true;
+      state.SkipWithError(bench::cat("verify_snapshot rejected the plan: ", first_diagnostics(d)).c_str());
+      break;
+    }
+    state.SetIterationTime(dt);
+    total += dt;
+  }
+  if (!state.error_occurred()) common_counters(state, p, total);
+}
+
+void bm_encode(benchmark::State& state, std::size_t n) {
+  Plan& p = plan(n);
+  if (!usable(state, p)) return;
+  const auto& snap = std::get<Snapshot<ConcretePlanIR>>(*p.snap);
+  double total = 0;
+  for (auto _ : state) {
+    auto t0 = Clock::now();
+    std::string bytes = encode_snapshot(snap);
+    double dt = since(t0);
+    if (bytes.size() != p.bytes) {
+      g_failed = true;
+      state.SkipWithError("re-encoding the decoded plan does not give the file's bytes back");
+      break;
+    }
+    state.SetIterationTime(dt);
+    total += dt;
+  }
+  if (!state.error_occurred()) common_counters(state, p, total);
+}
+
+// End of the JSON container that starts at s[i], skipping string contents; npos if unbalanced.
+// Table-driven outside strings, memchr inside them: a rough lower bound for finding the extent.
+std::size_t match_brackets(std::string_view s, std::size_t i) {
+  static const auto kind = [] {
+    std::array<std::uint8_t, 256> t{};
+    t[static_cast<unsigned char>('"')] = 1;
+    t[static_cast<unsigned char>('{')] = t[static_cast<unsigned char>('[')] = 2;
+    t[static_cast<unsigned char>('}')] = t[static_cast<unsigned char>(']')] = 3;
+    return t;
+  }();
+  std::size_t depth = 0;
+  const char* d = s.data();
+  const std::size_t n = s.size();
+  while (i < n) {
+    switch (kind[static_cast<unsigned char>(d[i])]) {
+      case 1: {  // string: find the closing quote that is not escaped
+        std::size_t j = i + 1;
+        for (;;) {
+          const void* q = std::memchr(d + j, '"', n - j);
+          if (!q) return std::string_view::npos;
+          std::size_t k = static_cast<std::size_t>(static_cast<const char*>(q) - d), b = k;
+          while (b > j && d[b - 1] == '\\') --b;
+          j = k + 1;
+          if ((k - b) % 2 == 0) break;
+        }
+        i = j;
+        continue;
+      }
+      case 2: ++depth; break;
+      case 3:
+        if (--depth == 0) return i + 1;
+        break;
+      default: break;
+    }
+    ++i;
+  }
+  return std::string_view::npos;
+}
+
+// The raw payload span of a canonical snapshot file (found with match_brackets).
+std::string_view payload_span(std::string_view text) {
+  constexpr std::string_view key = "\"payload\":";
+  std::size_t k = text.find(key);
+  if (k == std::string_view::npos) return {};
+  std::size_t b = k + key.size(), e = match_brackets(text, b);
+  return e == std::string_view::npos ? std::string_view() : text.substr(b, e - b);
+}
+
+void bm_floor_scan(benchmark::State& state, std::size_t n) {
+  Plan& p = plan(n);
+  if (!usable(state, p)) return;
+  double total = 0;
+  for (auto _ : state) {
+    auto t0 = Clock::now();
+    std::string_view span = payload_span(p.text);
+    double dt = since(t0);
+    if (span.empty()) {
+      g_failed = true;
+      state.SkipWithError("no payload found");
+      break;
+    }
+    benchmark::DoNotOptimize(span.data());
+    state.SetIterationTime(dt);
+    total += dt;
+  }
+  if (!state.error_occurred()) common_counters(state, p, total);
+}
+
+void bm_floor_hash(benchmark::State& state, std::size_t n) {
+  Plan& p = plan(n);
+  if (!usable(state, p)) return;
+  const std::string& stored = std::get<Snapshot<ConcretePlanIR>>(*p.snap).digest;
+  std::string_view span = payload_span(p.text);
+  double total = 0;
+  for (auto _ : state) {
+    auto t0 = Clock::now();
+    std::string d = digest_bytes(ConcretePlanIR::kSchema, span);
+    double dt = since(t0);
+    if (d != stored) {
+      g_failed = true;
+      state.SkipWithError("the raw payload bytes do not hash to the stored digest");
+      break;
+    }
+    state.SetIterationTime(dt);
+    total += dt;
+  }
+  if (!state.error_occurred()) common_counters(state, p, total);
+}
+
+void bm_free(benchmark::State& state, std::size_t n) {
+  Plan& p = plan(n);
+  if (!usable(state, p)) return;
+  double total = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto copy = std::make_unique<AnySnapshot>(*p.snap);
+    state.ResumeTiming();
+    auto t0 = Clock::now();
+    copy.reset();
+    double dt = since(t0);
+    state.SetIterationTime(dt);
+    total += dt;
+  }
+  common_counters(state, p, total);
+}
+
+// ---- the child: exactly the trusted path of `plancert verify` ------------------------------
+
+int verify_child(const char* file) {
+  try {
+    AnySnapshot s = decode_snapshot(bench::read_whole_file(file));
+    Diagnostics d = verify_snapshot(s);
+    if (!d.ok()) {
+      std::cout << first_diagnostics(d) << "\n";
+      return 1;
+    }
+    std::cout << "accepted\n";
+    return 0;
+  } catch (const InputError& e) {
+    std::cout << to_text(e.diag) << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cout << "error: " << e.what() << "\n";
+    return 3;
+  }
+}
+
+std::vector<std::size_t> sizes() {
+  std::vector<std::size_t> out;
+  std::string s = env("PLANCERT_BENCH_SIZES") ? env("PLANCERT_BENCH_SIZES") : "10000,100000,1000000";
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ','))
+    if (!item.empty()) out.push_back(static_cast<std::size_t>(std::stoull(item)));
+  return out;
+}
+
+fs::path self_exe() {
+  std::error_code ec;
+  fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path() : p;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "--verify-child") return verify_child(argv[2]);
+
+  if (const char* t = env("PLANCERT_BENCH_TARGET")) {
+    if (std::string(t) == "slot") g_target = TargetKind::slot;
+    else if (std::string(t) != "queue") { std::cerr << "PLANCERT_BENCH_TARGET must be queue or slot\n"; return 2; }
+  }
+  std::vector<std::size_t> ns;
+  try {
+    ns = sizes();
+  } catch (const std::exception&) {
+    std::cerr << "PLANCERT_BENCH_SIZES must be a comma-separated list of command counts\n";
+    return 2;
+  }
+  bool own_dir = false;
+  if (const char* d = env("PLANCERT_BENCH_DIR")) {
+    g_dir = d;
+    fs::create_directories(g_dir);
+  } else {
+    std::string tmpl = (fs::path(env("TMPDIR") ? env("TMPDIR") : "/tmp") / "plancert-bench-XXXXXX").string();
+    if (!mkdtemp(tmpl.data())) { std::cerr << "cannot create a temporary directory: " << std::strerror(errno) << "\n"; return 2; }
+    g_dir = tmpl;
+    own_dir = true;
+  }
+
+  std::string plancert = env("PLANCERT_BIN") ? env("PLANCERT_BIN") : PLANCERT_CLI_BINARY;
+  bool have_cli = !plancert.empty() && ::access(plancert.c_str(), X_OK) == 0;
+  fs::path self = self_exe();
+  benchmark::AddCustomContext("plancert_binary", have_cli ? plancert : "(not found: e2e_plancert not registered)");
+  benchmark::AddCustomContext("target", g_target == TargetKind::slot ? "slot" : "queue");
+  benchmark::AddCustomContext("edges_per_command", std::to_string(kEdgesPerCommand));
+  if (!have_cli) std::cerr << "note: no plancert binary at \"" << plancert << "\"; only e2e_child measures the end-to-end path\n";
+
+  for (std::size_t n : ns) {
+    int iters = n >= 1'000'000 ? 2 : 3;
+    if (const char* it = env("PLANCERT_BENCH_ITERS")) iters = std::max(1, std::atoi(it));
+    auto reg = [&](const std::string& name, auto&& fn, auto... extra) {
+      benchmark::RegisterBenchmark(bench::cat(name, "/", std::to_string(n)).c_str(), fn, n, extra...)
+          ->UseManualTime()
+          ->Iterations(iters)
+          ->Unit(benchmark::kMillisecond);
+    };
+    if (have_cli) reg("e2e_plancert", bm_e2e, std::vector<std::string>{plancert, "verify"}, std::string("plancert verify FILE"));
+    if (!self.empty()) reg("e2e_child", bm_e2e, std::vector<std::string>{self.string(), "--verify-child"}, std::string("read+decode+verify, fresh process"));
+    reg("read", bm_read);
+    reg("decode", bm_decode);
+    reg("digest", bm_digest);
+    reg("verify", bm_verify);
+    reg("free", bm_free);
+    reg("encode", bm_encode);
+    reg("floor_scan", bm_floor_scan);
+    reg("floor_hash", bm_floor_hash);
+  }
+
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  drop_plan();
+  if (own_dir && !env("PLANCERT_BENCH_KEEP")) {
+    std::error_code ec;
+    fs::remove_all(g_dir, ec);
+  } else {
+    std::cerr << "plan files kept in " << g_dir.string() << "\n";
+  }
+  return g_failed ? 1 : 0;
+}

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+/// \file
+/// \brief The plancert subcommands. Each returns the process exit code (see plancert::Exit).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace plancert::cli {
+
+/// Options of `plancert verify`.
+struct VerifyOptions {
+  std::string file;                 ///< the snapshot to verify
+  std::string parent;               ///< optional parent snapshot ("" = none)
+  std::string format = "text";      ///< "text" or "json"
+  std::uintmax_t max_bytes = 0;     ///< input size limit (0 = default)
+};
+
+/// `plancert verify FILE [--parent FILE] [--format text|json]`: the trusted path; no pass code runs.
+int run_verify(const VerifyOptions& o);
+
+/// Options of `plancert certify`.
+struct CertifyOptions {
+  std::string model;                  ///< model file ("" = the embedded default)
+  std::string strategy;               ///< strategy file ("" = default, or Megatron flags)
+  std::string system;                 ///< system file ("" = the embedded default)
+  std::string target;                 ///< target binding ("" = stop at the portable plan)
+  std::string out;                    ///< directory for the committed snapshots ("" = none)
+  std::string report;                 ///< JSON report file ("" = none)
+  std::vector<std::string> megatron;  ///< Megatron-LM flags, used instead of a strategy file
+};
+
+/// `plancert certify`: frontends, the training passes and the gate; prints a summary.
+int run_certify(const CertifyOptions& o);
+
+/// `plancert explain CODE`: prints the obligation's rule, witness and complexity from spec/.
+/// With `list` true prints every ID and title.
+int run_explain(const std::string& code, bool list);
+
+/// Prints a diagnostic for an exit-2 failure in the requested format and returns 2.
+int report_bad_input(const std::string& format, const std::string& code, const std::string& path, const std::string& message);
+
+}  // namespace plancert::cli

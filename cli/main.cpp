@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+// plancert: one program, one subcommand per job (ARCHITECTURE.md, "Command line").
+#include "cli/commands.h"
+#include "core/diag.h"
+
+#include <CLI/CLI.hpp>
+
+#include <exception>
+#include <iostream>
+
+int main(int argc, char** argv) {
+  using namespace plancert;
+  CLI::App app{"plancert: derive, bind, simulate and certify distributed Transformer plans"};
+  app.require_subcommand(1);
+
+  cli::VerifyOptions vo;
+  auto* verify = app.add_subcommand("verify", "Check a snapshot produced by anyone (the trusted path: no pass code runs)");
+  verify->add_option("file", vo.file, "snapshot file")->required();
+  verify->add_option("--parent", vo.parent, "parent snapshot; enables the transition obligations");
+  verify->add_option("--format", vo.format, "output format")->check(CLI::IsMember({"text", "json"}));
+  verify->add_option("--max-bytes", vo.max_bytes, "largest input file read (default 1 GiB)");
+
+  cli::CertifyOptions co;
+  auto* certify = app.add_subcommand("certify", "Derive and certify a training plan (no arguments: the bundled default example)");
+  certify->add_option("--model", co.model, "model file: native TOML, Hugging Face config.json or Calculon model JSON");
+  certify->add_option("--strategy", co.strategy, "strategy file: native TOML or Calculon execution JSON");
+  certify->add_option("--system", co.system, "system file: native TOML or Calculon system JSON");
+  certify->add_option("--target", co.target, "bind to a target (queue | slot)");
+  certify->add_option("--out", co.out, "write the committed snapshots into this directory");
+  certify->add_option("--report", co.report, "write a JSON report to this file");
+  certify->allow_extras();
+  certify->footer("Megatron-LM flags (--tensor-model-parallel-size N, --pipeline-model-parallel-size N, --data-parallel-size N, --world-size N,\n"
+                  "--micro-batch-size N, --global-batch-size N, --seq-length N, --sequence-parallel, --recompute-granularity full|selective,\n"
+                  "--num-layers-per-virtual-pipeline-stage N, --virtual-pipeline-size V, --use-distributed-optimizer, --bf16, --fp16)\n"
+                  "may be given instead of --strategy.");
+
+  std::string code;
+  bool list = false;
+  auto* explain = app.add_subcommand("explain", "Print an obligation's rule, witness and complexity from spec/");
+  explain->add_option("code", code, "obligation ID, e.g. DAG-2");
+  explain->add_flag("--list", list, "list every obligation ID");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? 0 : static_cast<int>(Exit::BadInput);
+  }
+  try {
+    if (*verify) return cli::run_verify(vo);
+    if (*certify) {
+      co.megatron = certify->remaining();
+      if (!co.megatron.empty() && !co.strategy.empty()) {
+        std::cerr << "error: give either --strategy or Megatron-LM flags, not both\n";
+        return static_cast<int>(Exit::BadInput);
+      }
+      return cli::run_certify(co);
+    }
+    if (*explain) {
+      if (code.empty() && !list) { std::cerr << "error: explain needs a CODE or --list\n"; return static_cast<int>(Exit::BadInput); }
+      return cli::run_explain(code, list);
+    }
+  } catch (const InputError& e) {
+    std::cerr << to_text(e.diag) << "\n";
+    return static_cast<int>(Exit::BadInput);
+  } catch (const std::exception& e) {
+    std::cerr << "internal error: " << e.what() << "\n";
+    return static_cast<int>(Exit::Internal);
+  }
+  return static_cast<int>(Exit::Internal);
+}

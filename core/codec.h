@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: Apache-2.0
+/// \file
+/// \brief Field-list reflection and the one generic canonical codec for every IR type.
+///
+/// Each IR struct lists its fields once, sorted by name (`static constexpr auto fields()`);
+/// decode and encode are derived from that list, so the canonical encoding, the strict
+/// decoder (unknown, duplicate and missing fields rejected) and the digest cannot drift apart.
+#pragma once
+
+#include "core/expr.h"
+#include "core/json.h"
+#include "core/numbers.h"
+
+#include <charconv>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+namespace plancert::codec {
+
+/// One reflected field: its JSON name and the member pointer.
+template <class C, class M>
+struct Field {
+  std::string_view name;  ///< JSON key
+  M C::*ptr;              ///< member
+};
+
+/// Makes a Field (deduces the types).
+template <class C, class M>
+constexpr Field<C, M> field(std::string_view name, M C::*ptr) { return {name, ptr}; }
+
+/// Names of an enum's values in declaration order; specialise with PLANCERT_ENUM_NAMES.
+template <class E>
+struct EnumNames;
+
+/// Declares the JSON spellings of enum `E`'s values, in declaration order.
+#define PLANCERT_ENUM_NAMES(E, ...)                                   \
+  template <>                                                         \
+  struct plancert::codec::EnumNames<E> {                              \
+    static constexpr std::string_view names[] = {__VA_ARGS__};        \
+  }
+
+/// A type with a field list.
+template <class T>
+concept Reflected = requires { T::fields(); };
+
+/// True when the field names of T are strictly increasing (canonical key order).
+template <Reflected T>
+constexpr bool fields_sorted() {
+  bool ok = true;
+  std::string_view prev;
+  bool first = true;
+  std::apply([&](const auto&... f) { ((ok = ok && (first || prev < f.name), prev = f.name, first = false), ...); }, T::fields());
+  return ok;
+}
+
+/// Name of an enum value.
+template <class E>
+std::string_view enum_name(E e) { return EnumNames<E>::names[static_cast<std::size_t>(e)]; }
+
+// ---- decoding ------------------------------------------------------------------------
+
+/// \name Strict decoders
+/// Decode one JSON value into `v`; throw InputError (JSON-*, SCHEMA-*) on anything that is not
+/// the canonical encoding of a value of that type.
+///@{
+inline void decode(json::Reader& r, std::string& v) { v = r.string(); }
+inline void decode(json::Reader& r, bool& v) { v = r.boolean(); }
+inline void decode(json::Reader& r, std::int64_t& v) {
+  std::string_view t = r.integer();
+  auto res = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (res.ec != std::errc() || res.ptr != t.data() + t.size()) r.fail("SCHEMA-8", "integer out of the 64-bit range: " + std::string(t));
+}
+inline void decode(json::Reader& r, Int& v) {
+  std::string s = r.string();
+  auto p = parse_int(s);
+  if (!p) r.fail("SCHEMA-7", "not a canonical exact integer: \"" + s.substr(0, 64) + "\"");
+  v = std::move(*p);
+}
+inline void decode(json::Reader& r, Rat& v) {
+  std::string s = r.string();
+  auto p = parse_rat(s);
+  if (!p) r.fail("SCHEMA-7", "not a canonical exact rational: \"" + s.substr(0, 64) + "\"");
+  v = std::move(*p);
+}
+inline void decode(json::Reader& r, Expr& v) {
+  std::string s = r.string();
+  std::string err;
+  if (s.size() > kMaxNumberDigits * 4) r.fail("SCHEMA-8", "expression longer than " + std::to_string(kMaxNumberDigits * 4) + " characters");
+  auto p = Expr::parse_canonical(s, &err);
+  if (!p) r.fail("SCHEMA-7", "bad exact quantity \"" + s.substr(0, 64) + "\": " + err);
+  v = std::move(*p);
+}
+template <class E>
+  requires std::is_enum_v<E>
+void decode(json::Reader& r, E& v) {
+  std::string s = r.string();
+  const auto& names = EnumNames<E>::names;
+  for (std::size_t i = 0; i < std::size(names); ++i)
+    if (names[i] == s) { v = static_cast<E>(i); return; }
+  std::string expected;
+  for (auto n : names) expected += (expected.empty() ? "" : ", ") + std::string(n);
+  r.fail("SCHEMA-6", "unknown value \"" + s.substr(0, 64) + "\" (expected one of: " + expected + ")");
+}
+template <class T> void decode(json::Reader& r, std::vector<T>& v);
+template <class T> void decode(json::Reader& r, std::optional<T>& v);
+void decode(json::Reader& r, std::map<std::string, std::string>& v);
+template <Reflected T> void decode(json::Reader& r, T& v);
+
+template <class T>
+void decode(json::Reader& r, std::vector<T>& v) {
+  if (r.peek() != json::Kind::Array) r.fail("SCHEMA-5", "expected an array");
+  v.clear();
+  r.begin_array();
+  while (r.next_element()) decode(r, v.emplace_back());
+}
+template <class T>
+void decode(json::Reader& r, std::optional<T>& v) {
+  if (r.peek() == json::Kind::Null) { r.null(); v.reset(); return; }
+  decode(r, v.emplace());
+}
+inline void decode(json::Reader& r, std::map<std::string, std::string>& v) {
+  if (r.peek() != json::Kind::Object) r.fail("SCHEMA-5", "expected an object");
+  v.clear();
+  r.begin_object();
+  std::string key;
+  while (r.next_key(key)) {
+    auto [it, fresh] = v.try_emplace(key);
+    if (!fresh) r.fail("JSON-2", "duplicate key \"" + key + "\"");
+    decode(r, it->second);
+  }
+}
+template <Reflected T>
+void decode(json::Reader& r, T& out) {
+  static_assert(fields_sorted<T>(), "fields() must be listed in sorted key order");
+  constexpr auto fs = T::fields();
+  constexpr std::size_t n = std::tuple_size_v<decltype(fs)>;
+  static_assert(n <= 64);
+  if (r.peek() != json::Kind::Object) r.fail("SCHEMA-5", "expected an object");
+  r.begin_object();
+  std::uint64_t seen = 0;
+  std::string key;
+  while (r.next_key(key)) {
+    std::size_t i = 0, hit = n;
+    std::apply([&](const auto&... f) { ((f.name == key && hit == n ? (hit = i, decode(r, out.*(f.ptr))) : void(), ++i), ...); }, fs);
+    if (hit == n) r.fail("SCHEMA-4", "unknown field \"" + key.substr(0, 64) + "\"");
+    if (seen & (std::uint64_t{1} << hit)) r.fail("JSON-2", "duplicate key \"" + key + "\"");
+    seen |= std::uint64_t{1} << hit;
+  }
+  if (seen != (n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1)) {
+    std::size_t i = 0;
+    std::string missing;
+    std::apply([&](const auto&... f) { ((missing.empty() && !(seen & (std::uint64_t{1} << i)) ? (missing = f.name, void()) : void(), ++i), ...); }, fs);
+    r.fail("SCHEMA-3", "missing field \"" + missing + "\"");
+  }
+}
+
+///@}
+
+// ---- encoding ------------------------------------------------------------------------
+
+/// \name Canonical encoders
+/// Write `v` in canonical JSON (strings for exact numbers, fields in sorted order).
+///@{
+inline void encode(json::Writer& w, const std::string& v) { w.string(v); }
+inline void encode(json::Writer& w, bool v) { w.boolean(v); }
+inline void encode(json::Writer& w, std::int64_t v) { w.integer(v); }
+inline void encode(json::Writer& w, const Int& v) { w.string(to_string(v)); }
+inline void encode(json::Writer& w, const Rat& v) { w.string(to_string(v)); }
+inline void encode(json::Writer& w, const Expr& v) { w.string(v.str()); }
+template <class E>
+  requires std::is_enum_v<E>
+void encode(json::Writer& w, E v) { w.string(enum_name(v)); }
+template <class T> void encode(json::Writer& w, const std::vector<T>& v);
+template <class T> void encode(json::Writer& w, const std::optional<T>& v);
+void encode(json::Writer& w, const std::map<std::string, std::string>& v);
+template <Reflected T> void encode(json::Writer& w, const T& v);
+
+template <class T>
+void encode(json::Writer& w, const std::vector<T>& v) {
+  w.begin_array();
+  for (const auto& x : v) encode(w, x);
+  w.end_array();
+}
+template <class T>
+void encode(json::Writer& w, const std::optional<T>& v) {
+  if (v) encode(w, *v);
+  else w.null();
+}
+inline void encode(json::Writer& w, const std::map<std::string, std::string>& v) {
+  w.begin_object();
+  for (const auto& [k, x] : v) { w.key(k); w.string(x); }
+  w.end_object();
+}
+template <Reflected T>
+void encode(json::Writer& w, const T& v) {
+  static_assert(fields_sorted<T>(), "fields() must be listed in sorted key order");
+  w.begin_object();
+  std::apply([&](const auto&... f) { ((w.key(f.name), encode(w, v.*(f.ptr))), ...); }, T::fields());
+  w.end_object();
+}
+
+///@}
+
+/// Canonical JSON text of any reflected value.
+template <class T>
+std::string to_canonical(const T& v) {
+  std::string out;
+  {
+    json::Writer w([&](std::string_view chunk) { out.append(chunk); });
+    encode(w, v);
+  }
+  return out;
+}
+
+}  // namespace plancert::codec

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+/// \file
+/// \brief Symbolic quantities: multivariate polynomials over Q in canonical form, whose
+/// atoms are integer symbols or the non-polynomial nodes ceil-division, floor-division,
+/// max and min.
+#pragma once
+
+#include "core/numbers.h"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace plancert {
+
+class Expr;
+
+/// An atom of a monomial: an integer-valued symbol (B, S, ...) or a non-polynomial node.
+struct Atom {
+  /// What the atom is.
+  enum class Kind : unsigned char { Symbol, Ceil, Floor, Max, Min };
+  Kind kind;                ///< symbol or node kind
+  std::string name;         ///< the symbol name (Kind::Symbol only)
+  std::vector<Expr> args;   ///< the two arguments of a node (ceil/floor: numerator, denominator)
+  std::string text;         ///< canonical text, the atom's identity and sort key
+  bool integral = true;     ///< the atom takes only integer values (symbols are integers)
+};
+
+/// One factor `atom^power` of a monomial (power >= 1).
+struct Factor {
+  std::shared_ptr<const Atom> atom;  ///< the atom (immutable, shared)
+  unsigned power;                    ///< exponent, at least 1
+};
+
+/// A product of factors sorted by atom text; empty for the constant monomial.
+using Monomial = std::vector<Factor>;
+
+/// One term `coef * monomial` with a non-zero coefficient.
+struct Term {
+  Monomial mono;  ///< the monomial
+  Rat coef;       ///< its non-zero rational coefficient
+};
+
+/// A symbolic exact quantity in canonical form. Two Exprs are equal exactly when their
+/// canonical texts are equal, which decides polynomial identity over Q (with the
+/// non-polynomial nodes treated as opaque atoms after local simplification).
+///
+/// Canonical text (what the canonical JSON stores): terms by descending total degree, then
+/// by their factors' texts; `*` between factors, `^k` for powers, coefficient first
+/// (`3/2*B*S^2-7`), nodes written `ceil(a,b)`, `floor(a,b)`, `max(a,b)`, `min(a,b)`.
+class Expr {
+ public:
+  /// Zero.
+  Expr() = default;
+  /// A constant.
+  Expr(const Rat& c);  // NOLINT(google-explicit-constructor): exact constants convert implicitly
+  /// A constant.
+  Expr(const Int& c) : Expr(Rat(c)) {}
+  /// A constant.
+  Expr(long long c) : Expr(Rat(c)) {}
+  /// The integer symbol `name` ([A-Za-z_][A-Za-z0-9_]*, not a node name).
+  static Expr symbol(std::string_view name);
+  /// \f$\lceil a / b \rceil\f$ (b must not be the constant zero).
+  static Expr ceil_div(const Expr& a, const Expr& b);
+  /// \f$\lfloor a / b \rfloor\f$ (b must not be the constant zero).
+  static Expr floor_div(const Expr& a, const Expr& b);
+  /// \f$\max(a, b)\f$.
+  static Expr max(const Expr& a, const Expr& b);
+  /// \f$\min(a, b)\f$.
+  static Expr min(const Expr& a, const Expr& b);
+
+  /// Parses text and returns the canonical Expr, or nullopt with `*error` set.
+  /// Accepts any well-formed text in the canonical grammar, canonical or not.
+  static std::optional<Expr> parse(std::string_view text, std::string* error);
+  /// Parses text and additionally requires that it is already in canonical form.
+  static std::optional<Expr> parse_canonical(std::string_view text, std::string* error);
+
+  /// The canonical text.
+  [[nodiscard]] std::string str() const;
+  /// True when the expression has no atoms.
+  [[nodiscard]] bool is_constant() const { return terms_.empty() || (terms_.size() == 1 && terms_[0].mono.empty()); }
+  /// The constant value, if constant.
+  [[nodiscard]] std::optional<Rat> constant() const;
+  /// The terms, in canonical order.
+  [[nodiscard]] const std::vector<Term>& terms() const { return terms_; }
+  /// Evaluates with a binding for each symbol; nullopt if a symbol is unbound or a node
+  /// divides by zero.
+  [[nodiscard]] std::optional<Rat> eval(const std::function<std::optional<Rat>(std::string_view)>& env) const;
+  /// Names of all symbols occurring anywhere (sorted, unique).
+  [[nodiscard]] std::vector<std::string> symbols() const;
+
+  /// Sum.
+  friend Expr operator+(const Expr& a, const Expr& b);
+  /// Difference.
+  friend Expr operator-(const Expr& a, const Expr& b);
+  /// Product.
+  friend Expr operator*(const Expr& a, const Expr& b);
+  /// Negation.
+  friend Expr operator-(const Expr& a);
+  /// Division by a non-zero constant.
+  friend Expr operator/(const Expr& a, const Rat& b);
+  /// Structural (= mathematical, for polynomials) equality.
+  friend bool operator==(const Expr& a, const Expr& b);
+  Expr& operator+=(const Expr& b) { return *this = *this + b; }  ///< in-place sum
+  Expr& operator*=(const Expr& b) { return *this = *this * b; }  ///< in-place product
+
+ private:
+  void normalize();
+  static Expr node(Atom::Kind kind, Expr a, Expr b);
+  std::vector<Term> terms_;
+};
+
+}  // namespace plancert

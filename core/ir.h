@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: Apache-2.0
+/// \file
+/// \brief Value types of every IR layer (ARCHITECTURE.md, "The pipeline").
+///
+/// Conventions shared by all layers:
+/// - every entity has a stable string `id` and a `lineage` naming the rule that made it and
+///   the parent-snapshot entities it came from;
+/// - references inside one snapshot are array indices (JSON integers), references to another
+///   snapshot are ids; the parent snapshot is named by digest in the envelope;
+/// - exact quantities are Int / Rat / Expr and are encoded as JSON strings;
+/// - free-form `attrs` (string to string) exist for pass annotations; each layer reserves
+///   the names of what later layers own (obligation family ATTR).
+#pragma once
+
+#include "core/codec.h"
+#include "core/expr.h"
+#include "core/numbers.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace plancert {
+
+using codec::field;
+/// An index into an array of the same snapshot.
+using Index = std::int64_t;
+/// A list of indices.
+using Indices = std::vector<Index>;
+/// Free-form string annotations.
+using Attrs = std::map<std::string, std::string>;
+
+/// How an entity came to be.
+enum class LineageKind { derived, introduced };
+/// Role of a ModelIR value.
+enum class ValueRole { activation, constant, gradient, input, output, state, weight };
+/// A read or a write of a state value.
+enum class EffectKind { read, write };
+/// Axis a symbol belongs to.
+enum class SymbolAxis { strategy, target, workload };
+/// Kind of a distributed or portable task.
+enum class TaskKind { collective, compute, host, recv, send };
+/// Collective operation kinds.
+enum class CollectiveKind { all_gather, all_reduce, all_to_all, broadcast, reduce_scatter };
+/// Reduction of a collective (`none` for data movement only).
+enum class Reduction { max, min, none, sum };
+/// Capability kinds a portable task may require.
+enum class CapabilityKind { collective, host, matrix, memory, transfer, vector };
+/// What a portable buffer holds.
+enum class BufferRole { activation, gradient, input, kv_cache, message, optimizer_state, output, weight, workspace };
+/// Storage class of a portable buffer: the first four may have no producer.
+enum class Storage { constant, input, output, persistent, state, transient, workspace };
+/// Kind of a concrete command.
+enum class CommandKind { collective, copy, host, launch, recv, send };
+/// Kind of an in-order queue.
+enum class QueueKind { collective, compute, host, transfer };
+/// Typed target extension of a ConcretePlanIR.
+enum class TargetKind { queue, slot };
+/// MachineIR instruction operations.
+enum class MachineOp { call, copy, signal, wait };
+/// Phase of a training or inference task (WORK-2 counts matrix work per phase).
+enum class Phase { backward_activation, backward_weight, forward, none, optimizer, recompute };
+/// Direction of one pipeline-schedule step.
+enum class StepKind { backward, forward };
+/// Memory category of a per-stage memory fact.
+enum class MemoryCategory { activations, activations_peak, optimizer_state, total, weight_gradients, weights };
+
+/// Provenance of an entity: the rule that produced it and the parent entities it came from.
+struct Lineage {
+  LineageKind kind = LineageKind::introduced;  ///< derived from sources, or introduced by the rule
+  std::string rule;                            ///< declared rule name
+  std::vector<std::string> sources;            ///< ids of parent-snapshot entities
+  /// Reflected fields.
+  static constexpr auto fields() { return std::tuple{field("kind", &Lineage::kind), field("rule", &Lineage::rule), field("sources", &Lineage::sources)}; }
+};
+
+/// Exact workload facts of one operation or task.
+struct Work {
+  Expr matrix_ops;        ///< matrix-engine operations (2mnk per product)
+  Expr message_bytes;     ///< bytes sent over the network
+  Expr persistent_bytes;  ///< bytes that outlive the task (weights, state)
+  Expr read_bytes;        ///< bytes read from memory
+  Expr temporary_bytes;   ///< workspace bytes live only during the task
+  Expr vector_ops;        ///< vector-engine operations
+  Expr write_bytes;       ///< bytes written to memory
+  /// Reflected fields.
+  static constexpr auto fields() {
+    return std::tuple{field("matrix_ops", &Work::matrix_ops), field("message_bytes", &Work::message_bytes),
+                      field("persistent_bytes", &Work::persistent_bytes), field("read_bytes", &Work::read_bytes),
+                      field("temporary_bytes", &Work::temporary_bytes), field("vector_ops", &Work::vector_ops),
+                      field("write_bytes", &Work::write_bytes)};
+  }
+};
+
+/// A symbolic dimension with its facts.
+struct Symbol {
+  SymbolAxis axis = SymbolAxis::workload;  ///< which input owns it
+  Int divisible_by = 1;                    ///< every allowed value is a multiple of this
+  bool integer = true;                     ///< integrality
+  std::optional<Int> max;                  ///< inclusive upper bound, if any
+  Int min = 1;                             ///< inclusive lower bound (>= 1 means positive)
+  std::string name;                        ///< the symbol as it appears in expressions
+  /// Reflected fields.
+  static constexpr auto fields() {
+    return std::tuple{field("axis", &Symbol::axis), field("divisible_by", &Symbol::divisible_by), field("integer", &Symbol::integer),
+                      field("max", &Symbol::max), field("min", &Symbol::min), field("name", &Symbol::name)};
+  }
+};
+
+// ---- ModelIR ---------------------------------------------------------------------------
+
+/// A tensor value of the model.
+struct ModelValue {
+  std::string dtype;        ///< element type, e.g. "bf16"
+  std::string id;           ///< stable id
+  Lineage lineage;          ///< provenance
+  ValueRole role = ValueRole::activation;  ///< semantic role
+  std::vector<Expr> shape;  ///< dimensions (concrete or symbolic)
+  /// Reflected fields.
+  static constexpr auto fields() {
+    return std::tuple{field("dtype", &ModelValue::dtype), field("id", &ModelValue::id), field("lineage", &ModelValue::lineage),
+                      field("role", &ModelValue::role), field("shape", &ModelValue::shape)};
+  }
+};
+
+/// A read or write effect on a state value.
+struct Effect {
+  EffectKind kind = EffectKind::read;  ///< read or write
+  Index value = 0;                     ///< index into values
+  /// Reflected fields.
+  static constexpr auto fields() { return std::tuple{field("kind", &Effect::kind), field("value", &Effect::value)}; }
+};
+
+/// An operation of the model (in definition order).
+struct Operation {
+  Attrs attrs;                  ///< annotations (ATTR reserves names)
+  std::vector<Effect> effects;  ///< state effects
+  std::string id;               ///< stable id
+  Indices inputs;               ///< value indices read
+  std::string kind;             ///< operation kind, e.g. "matmul"
+  Lineage lineage;              ///< provenance
+  Indices outputs;              ///< value indices defined
+  Work work;                    ///< exact unsharded work
+  /// Reflected fields.
+  static constexpr auto fields() {
+    return std::tuple{field("attrs", &Operation::attrs), field("effects", &Operation::effects), field("id", &Operation::id),
+                      field("inputs", &Operation::inputs), field("kind", &Operation::kind), field("lineage", &Operation::lineage),
+                      field("outputs", &Operation::outputs), field("work", &Operation::work)};
+  }
+};
+
+/// Payload of a ModelIR snapshot.
+struct ModelIR {
+  static constexpr std::string_view kSchema = "ModelIR";  ///< schema name
+  std::string name;                   ///< model name
+  std::vector<Operation> operations;  ///< operations in definition order
+  std::vector<std::string> rules;     ///< declared lineage rules
+  std::vector<Symbol> symbols;        ///< symbolic dimensions
+  std::vector<ModelValue> values;     ///< values
+  /// Reflected fields.
+  static constexpr auto fields() {
+    return std::tuple{field("name", &ModelIR::name), field("operations", &ModelIR::operations), field("rules", &ModelIR::rules),
+                      field("symbols", &ModelIR::symbols), field("values", &ModelIR::values)};
+  }
+};
+
+// ---- DistributedTaskIR -----------------------------------------------------------------
+
+/// One axis of the device mesh.
+struct MeshAxis {
+  std::string name;   ///< "tp", "pp" or "dp"
+  std::int64_t size = 1;  ///< degree
+  /// Reflected fields.
+  static constexpr auto fields() { return std::tuple{field("name", &MeshAxis::name), field("size", &MeshAxis::size)}; }
+};
+
+/// The logical device mesh; ranks are 0 .. product(sizes) - 1.
+struct Mesh {
+  std::vector<MeshAxis> axes;  ///< axes, outermost first
+  /// Reflected fields.
+  static constexpr auto fields() { return std::tuple{field("axes", &Mesh::axes)}; }
+};
+
+/// A collective operation over a group of ranks.
+struct Collective {
+  Indices group;              ///< participating ranks (sorted)
+  CollectiveKind kind = CollectiveKind::all_reduce;  ///< operation
+  Expr message_bytes;         ///< logical payload S
+  Reduction reduction = Reduction::none;  ///< reduction operator
+  std::string axis;           ///< mesh axis whose groups run it independently ("" = one group)
+  /// Reflected fields.
+  static constexpr auto fields() {
+    return std::tuple{field("axis", &Collective::axis), field("group", &Collective::group), field("kind", &Collective::kind),
+                      field("message_bytes", &Collective::message_bytes), field("reduction", &Collective::reduction)};
+  }
+};
+
+/// A logical task run by a set of ranks.
+struct DistTask {
+  Attrs attrs;                            ///< annotations
+  std::optional<Collective> collective;   ///< the collective, for collective tasks
+  Indices dependencies;                   ///< tasks that must complete first
+  std::string id;                         ///< stable id
+  TaskKind kind = TaskKind::compute;      ///< task kind
+  Lineage lineage;                        ///< provenance
+  std::optional<Index> peer;              ///< the matching send/recv task
+  Indices ranks;                          ///< ranks that run the task (sorted)
+  Work work;                              ///< exact work per rank and per instance
+  Phase phase = Phase::none;              ///< training / inference phase
+  std::int64_t repeat = 1;                ///< identical sequential instances (one per microbatch)
+  std::int64_t replication = 1;           ///< ranks of the set that compute the same values
+  std::string value;                      ///< ModelIR value a collective / transfer moves ("" = none)
+  /// Reflected fields.
+  static constexpr auto fields() {
+    return std::tuple{field("attrs", &DistTask::attrs), field("collective", &DistTask::collective), field("dependencies", &DistTask::dependencies),
+                      field("id", &DistTask::id), field("kind", &DistTask::kind), field("lineage", &DistTask::lineage),
+                      field("peer", &DistTask::peer), field("phase", &DistTask::phase), field("ranks", &DistTask::ranks),
+                      field("repeat", &DistTask::repeat), field("replication", &DistTask::replication), field("value", &DistTask::value),
+                      field("work", &DistTask::work)};
+  }
+};
+
+/// How one ModelIR value is split over a pipeline stage's ranks.
+struct Shard {
+  std::string axis;        ///< mesh axis it is split along ("" = replicated)
+  std::int64_t dim = -1;   ///< split dimension (-1 = replicated)
+  std::int64_t pieces = 1; ///< number of pieces (the axis size)
+  std::int64_t stage = 0;  ///< owning pipeline stage
+  std::string value;       ///< ModelIR value id
+  /// Reflected fields.
+  static constexpr auto fields() {
+    return std::tuple{field("axis", &Shard::axis), field("dim", &Shard::dim), field("pieces", &Shard::pieces), field("stage", &Shard::stage), field("value", &Shard::value)};
+  }
+};
+
+/// One step of a pipeline stage's schedule: the forward or backward pass of one model chunk
+/// for one microbatch.
+struct Step {
+  std::int64_t chunk = 0;       ///< model chunk (interleaved schedules have several per stage)
+  StepKind kind = StepKind::forward;  ///< forward or backward
+  std::int64_t microbatch = 0;  ///< microbatch
+  /// Reflected fields.
+  static constexpr auto fields() { return std::tuple{field("chunk", &Step::chunk), field("kind", &Step::kind), field("microbatch", &Step::microbatch)}; }
+};
+
+/// The execution order of one pipeline stage.
+struct StageSchedule {
+  std::int64_t chunks = 1;   ///< chunks on this stage
+  std::int64_t stage = 0;    ///< pipeline stage
+  std::vector<Step> steps;   ///< steps in issue order
+  /// Reflected fields.
+  static constexpr auto fields() { return std::tuple{field("chunks", &StageSchedule::chunks), field("stage", &StageSchedule::stage), field("steps", &StageSchedule::steps)}; }
+};
+
+/// Payload of a DistributedTaskIR snapshot.
+struct DistributedTaskIR {
+  static constexpr std::string_view kSchema = "DistributedTaskIR";  ///< schema name
+  Mesh mesh;                       ///< device mesh
+  std::vector<std::string> rules;  ///< declared lineage rules
+  std::vector<Symbol> symbols;     ///< symbolic dimensions
+  std::vector<DistTask> tasks;     ///< tasks
+  std::int64_t microbatches = 1;   ///< microbatches per iteration per data-parallel replica
+  std::vector<StageSchedule> schedule;  ///< per-stage pipeline schedule (empty: no pipeline)
+  std::vector<Shard> shards;       ///< how model values are split over stages and ranks
+  /// Reflected fields.
+  static constexpr auto fields() {
+    return std::tuple{field("mesh", &DistributedTaskIR::mesh), field("microbatches", &DistributedTaskIR::microbatches), field("rules", &DistributedTaskIR::rules),
+                      field("schedule", &DistributedTaskIR::schedule), field("shards", &DistributedTaskIR::shards),
+                      field("symbols", &DistributedTaskIR::symbols), field("tasks", &DistributedTaskIR::tasks)};
+  }
+};
+
+// ---- PortablePlanIR --------------------------------------------------------------------
+
+/// A capability a portable task needs from a target.
+struct Capability {
+  std::optional<CollectiveKind> collective;  ///< collective kind, for collective capabilities
+  std::string dtype;                         ///< element type ("" when irrelevant)
+  CapabilityKind kind = CapabilityKind::vector;  ///< engine kind
+  std::optional<Reduction> reduction;        ///< reduction, for collective capabilities
+  /// Reflected fields.
+  static constexpr auto fields() {
+    return std::tuple{field("collective", &Capability::collective), field("dtype", &Capability::dtype), field("kind", &Capability::kind),
+                      field("reduction", &Capability::reduction)};
+  }
+};
+
+/// A target-neutral task with its exact work vector.
+struct PortableTask {
+  Attrs attrs;                        ///< annotations
+  Indices dependencies;               ///< tasks that must complete first
+  std::string group;                  ///< concurrency group
+  std::string id;                     ///< stable id
+  Indices inputs;                     ///< buffers read
+  TaskKind kind = TaskKind::compute;  ///< task kind
+  Lineage lineage;                    ///< provenance
+  Indices outputs;                    ///< buffers written
+  Indices ranks;                      ///< ranks that run the task
+  std::vector<Capability> requires_;  ///< required capabilities (JSON "requires")
+  Work work;                          ///< exact work per rank and per instance
+  Phase phase = Phase::none;          ///< phase (copied from the distributed task)
+  std::int64_t repeat = 1;            ///< identical sequential instances
+  std::int64_t replication = 1;       ///< ranks of the set that compute the same values
+  /// Reflected fields.
+  static constexpr auto fields() {
+    return std::tuple{field("attrs", &PortableTask::attrs), field("dependencies", &PortableTask::dependencies), field("group", &PortableTask::group),
+                      field("id", &PortableTask::id), field("inputs", &PortableTask::inputs), field("kind", &PortableTask::kind),
+                      field("lineage", &PortableTask::lineage), field("outputs", &PortableTask::outputs), field("phase", &PortableTask::phase),
+                      field("ranks", &PortableTask::ranks), field("repeat", &PortableTask::repeat), field("replication", &PortableTask::replication),
+                      field("requires", &PortableTask::requires_), field("work", &PortableTask::work)};
+  }
+};
+
+/// An abstract buffer: size, alignment, role and lifetime (producer to consumers).
+struct PortableBuffer {
+  std::int64_t alignment = 1;      ///< required alignment in bytes (a power of two)
+  Indices consumers;               ///< tasks that read it (sorted)
+  std::string id;                  ///< stable id
+  Lineage lineage;                 ///< provenance
+  std::optional<Index> producer;   ///< the task that writes it, if any
+  BufferRole role = BufferRole::activation;  ///< what it holds
+  Expr size;                       ///< bytes
+  Storage storage = Storage::transient;  ///< storage class
+  /// Reflected fields.
+  static constexpr auto fields() {
+    return std::tuple{field("alignment", &PortableBuffer::alignment), field("consumers", &PortableBuffer::consumers), field("id", &PortableBuffer::id),
+                      field("lineage", &PortableBuffer::lineage), field("producer", &PortableBuffer::producer), field("role", &PortableBuffer::role),
+                      field("size", &PortableBuffer::size), field("storage", &PortableBuffer::storage)};
+  }
+};
+
+/// A per-stage memory fact (bytes per rank of the stage).
+struct MemoryFact {
+  Indices buffers;                 ///< buffers it claims (their sizes must add up to `bytes`)
+  Expr bytes;                      ///< bytes per rank
+  MemoryCategory category = MemoryCategory::weights;  ///< what is counted
+  std::int64_t chunk = -1;         ///< model chunk, for per-microbatch activations
+  std::int64_t stage = 0;          ///< pipeline stage
+  /// Reflected fields.
+  static constexpr auto fields() {
+    return std::tuple{field("buffers", &MemoryFact::buffers), field("bytes", &MemoryFact::bytes), field("category", &MemoryFact::category),
+                      field("chunk", &MemoryFact::chunk), field("stage", &MemoryFact::stage)};
+  }
+};
+
+/// Payload of a PortablePlanIR snapshot.
+struct PortablePlanIR {
+  static constexpr std::string_view kSchema = "PortablePlanIR";  ///< schema name
+  std::vector<PortableBuffer> buffers;  ///< abstract buffers
+  std::vector<std::string> rules;       ///< declared lineage rules
+  std::vector<Symbol> symbols;          ///< symbolic dimensions
+  std::vector<PortableTask> tasks;      ///< tasks
+  std::vector<MemoryFact> memory;       ///< per-stage memory facts (MEM)
+  /// Reflected fields.
+  static constexpr auto fields() {
+    return std::tuple{field("buffers", &PortablePlanIR::buffers), field("memory", &PortablePlanIR::memory), field("rules", &PortablePlanIR::rules),
+                      field("symbols", &PortablePlanIR::symbols), field("tasks", &PortablePlanIR::tasks)};
+  }
+};
+
+// ---- ConcretePlanIR --------------------------------------------------------------------
+
+/// A physical device.
+struct Device {
+  std::string id;     ///< stable id
+  std::string kind;   ///< device kind, e.g. "gpu"
+  Int memory_bytes;   ///< device memory
+  /// Reflected fields.
+  static constexpr auto fields() { return std::tuple{field("id", &Device::id), field("kind", &Device::kind), field("memory_bytes", &Device::memory_bytes)}; }
+};
+
+/// A memory region of a device: [offset, offset + capacity) of its memory.
+struct Region {
+  std::int64_t alignment = 1;  ///< alignment every buffer offset in it must respect
+  Int capacity;                ///< bytes
+  Index device = 0;            ///< owning device
+  std::string id;              ///< stable id
+  Int offset;                  ///< start within the device memory
+  std::string space;           ///< memory space, e.g. "hbm"
+  /// Reflected fields.
+  static constexpr auto fields() {
+    return std::tuple{field("alignment", &Region::alignment), field("capacity", &Region::capacity), field("device", &Region::device),
+                      field("id", &Region::id), field("offset", &Region::offset), field("space", &Region::space)};
+  }
+};
+
+/// A buffer bound to a region at an offset.
+struct ConcreteBuffer {
+  std::int64_t alignment = 1;  ///< required alignment
+  std::string id;              ///< stable id
+  Lineage lineage;             ///< provenance (the portable buffer)
+  Int offset;                  ///< byte offset within the region
+  Index region = 0;            ///< region
+  Int size;                    ///< bytes
+  /// Reflected fields.
+  static constexpr auto fields() {
+    return std::tuple{field("alignment", &ConcreteBuffer::alignment), field("id", &ConcreteBuffer::id), field("lineage", &ConcreteBuffer::lineage),
+                      field("offset", &ConcreteBuffer::offset), field("region", &ConcreteBuffer::region), field("size", &ConcreteBuffer::size)};
+  }
+};
+
+/// A command of the authoritative plan.
+struct Command {
+  Attrs attrs;                 ///< annotations
+  Indices dependencies;        ///< commands that must complete first
+  Index device = 0;            ///< device that executes it
+  std::string id;              ///< stable id
+  std::string implementation;  ///< chosen implementation
+  CommandKind kind = CommandKind::launch;  ///< command kind
+  Lineage lineage;             ///< provenance (the portable task)
+  Indices reads;               ///< buffers read
+  Indices signals;             ///< tokens signalled on completion
+  Indices waits;               ///< tokens waited for before start
+  Indices writes;              ///< buffers written
+  /// Reflected fields.
+  static constexpr auto fields() {
+    return std::tuple{field("attrs", &Command::attrs), field("dependencies", &Command::dependencies), field("device", &Command::device),
+                      field("id", &Command::id), field("implementation", &Command::implementation), field("kind", &Command::kind),
+                      field("lineage", &Command::lineage), field("reads", &Command::reads), field("signals", &Command::signals),
+                      field("waits", &Command::waits), field("writes", &Command::writes)};
+  }
+};
+
+/// A synchronisation token.
+struct Token {
+  std::string id;  ///< stable id
+  /// Reflected fields.
+  static constexpr auto fields() { return std::tuple{field("id", &Token::id)}; }
+};
+
+/// An in-order queue of one device.
+struct Queue {
+  Indices commands;  ///< issue order
+  Index device = 0;  ///< device
+  std::string id;    ///< stable id
+  QueueKind kind = QueueKind::compute;  ///< queue kind
+  /// Reflected fields.
+  static constexpr auto fields() {
+    return std::tuple{field("commands", &Queue::commands), field("device", &Queue::device), field("id", &Queue::id), field("kind", &Queue::kind)};
+  }
+};
+
+/// Typed target extension for queue targets.
+struct QueueSchedule {
+  std::vector<Queue> queues;  ///< all queues
+  /// Reflected fields.
+  static constexpr auto fields() { return std::tuple{field("queues", &QueueSchedule::queues)}; }
+};
+
+/// Issue position of one command on a slot target.
+struct Issue {
+  std::int64_t cycle = 0;  ///< cycle
+  std::int64_t slot = 0;   ///< slot within the cycle
+  /// Reflected fields.
+  static constexpr auto fields() { return std::tuple{field("cycle", &Issue::cycle), field("slot", &Issue::slot)}; }
+};
+
+/// Route constraint of a transfer command.
+struct Route {
+  Index command = 0;      ///< the transfer command
+  Index destination = 0;  ///< destination device
+  Index source = 0;       ///< source device
+  /// Reflected fields.
+  static constexpr auto fields() { return std::tuple{field("command", &Route::command), field("destination", &Route::destination), field("source", &Route::source)}; }
+};
+
+/// Typed target extension for slot / dataflow targets.
+struct SlotDataflow {
+  std::vector<Issue> issue;      ///< issue position of command i at index i
+  std::vector<Route> routes;     ///< one route per transfer command
+  std::int64_t slots_per_cycle = 1;  ///< slots available in one cycle
+  /// Reflected fields.
+  static constexpr auto fields() {
+    return std::tuple{field("issue", &SlotDataflow::issue), field("routes", &SlotDataflow::routes), field("slots_per_cycle", &SlotDataflow::slots_per_cycle)};
+  }
+};
+
+/// Payload of a ConcretePlanIR snapshot.
+struct ConcretePlanIR {
+  static constexpr std::string_view kSchema = "ConcretePlanIR";  ///< schema name
+  std::vector<ConcreteBuffer> buffers;  ///< bound buffers
+  std::vector<Command> commands;        ///< commands
+  std::vector<Device> devices;          ///< devices
+  std::optional<QueueSchedule> queue;   ///< queue extension (target "queue")
+  std::vector<Region> regions;          ///< memory regions
+  std::vector<std::string> rules;       ///< declared lineage rules
+  std::optional<SlotDataflow> slot;     ///< slot extension (target "slot")
+  TargetKind target = TargetKind::queue;  ///< which extension is authoritative
+  std::vector<Token> tokens;            ///< synchronisation tokens
+  /// Reflected fields.
+  static constexpr auto fields() {
+    return std::tuple{field("buffers", &ConcretePlanIR::buffers), field("commands", &ConcretePlanIR::commands), field("devices", &ConcretePlanIR::devices),
+                      field("queue", &ConcretePlanIR::queue), field("regions", &ConcretePlanIR::regions), field("rules", &ConcretePlanIR::rules),
+                      field("slot", &ConcretePlanIR::slot), field("target", &ConcretePlanIR::target), field("tokens", &ConcretePlanIR::tokens)};
+  }
+};
+
+// ---- TimelineBundle, MachineIR, ObservationSet -----------------------------------------
+
+/// Predicted interval of one command (seconds, exact).
+struct Interval {
+  Index command = 0;  ///< command index in the parent ConcretePlanIR
+  Rat end;            ///< end time
+  Rat start;          ///< start time
+  /// Reflected fields.
+  static constexpr auto fields() { return std::tuple{field("command", &Interval::command), field("end", &Interval::end), field("start", &Interval::start)}; }
+};
+
+/// Payload of a TimelineBundle: references its ConcretePlanIR by the parent digest.
+struct TimelineBundle {
+  static constexpr std::string_view kSchema = "TimelineBundle";  ///< schema name
+  Indices critical_path;            ///< commands on the critical path
+  std::string evidence;             ///< evidence fingerprint
+  std::vector<Interval> intervals;  ///< one interval per command
+  std::string policy;               ///< policy fingerprint
+  /// Reflected fields.
+  static constexpr auto fields() {
+    return std::tuple{field("critical_path", &TimelineBundle::critical_path), field("evidence", &TimelineBundle::evidence),
+                      field("intervals", &TimelineBundle::intervals), field("policy", &TimelineBundle::policy)};
+  }
+};
+
+/// A target instruction or runtime call, traced to a command.
+struct Instruction {
+  Index command = 0;       ///< command index in the parent ConcretePlanIR
+  Indices dependencies;    ///< instructions that precede it
+  std::string dialect;     ///< dialect, one of the declared dialects
+  std::string id;          ///< stable id
+  MachineOp op = MachineOp::call;  ///< operation
+  std::string target;      ///< callee or runtime entry
+  std::optional<Index> token;  ///< token signalled or waited (signal/wait)
+  /// Reflected fields.
+  static constexpr auto fields() {
+    return std::tuple{field("command", &Instruction::command), field("dependencies", &Instruction::dependencies), field("dialect", &Instruction::dialect),
+                      field("id", &Instruction::id), field("op", &Instruction::op), field("target", &Instruction::target), field("token", &Instruction::token)};
+  }
+};
+
+/// Payload of a MachineIR snapshot.
+struct MachineIR {
+  static constexpr std::string_view kSchema = "MachineIR";  ///< schema name
+  std::vector<std::string> dialects;       ///< declared dialects
+  Indices entry_points;                    ///< instructions with no predecessor
+  std::vector<Instruction> instructions;   ///< instructions
+  /// Reflected fields.
+  static constexpr auto fields() {
+    return std::tuple{field("dialects", &MachineIR::dialects), field("entry_points", &MachineIR::entry_points), field("instructions", &MachineIR::instructions)};
+  }
+};
+
+/// One measured duration.
+struct Observation {
+  std::string command;  ///< command id in the parent ConcretePlanIR
+  Rat duration;         ///< seconds
+  std::string source;   ///< profiler / revision that measured it
+  /// Reflected fields.
+  static constexpr auto fields() { return std::tuple{field("command", &Observation::command), field("duration", &Observation::duration), field("source", &Observation::source)}; }
+};
+
+/// Payload of an ObservationSet.
+struct ObservationSet {
+  static constexpr std::string_view kSchema = "ObservationSet";  ///< schema name
+  std::vector<Observation> observations;  ///< observations
+  /// Reflected fields.
+  static constexpr auto fields() { return std::tuple{field("observations", &ObservationSet::observations)}; }
+};
+
+}  // namespace plancert
+
+PLANCERT_ENUM_NAMES(plancert::LineageKind, "derived", "introduced");
+PLANCERT_ENUM_NAMES(plancert::ValueRole, "activation", "constant", "gradient", "input", "output", "state", "weight");
+PLANCERT_ENUM_NAMES(plancert::EffectKind, "read", "write");
+PLANCERT_ENUM_NAMES(plancert::SymbolAxis, "strategy", "target", "workload");
+PLANCERT_ENUM_NAMES(plancert::TaskKind, "collective", "compute", "host", "recv", "send");
+PLANCERT_ENUM_NAMES(plancert::CollectiveKind, "all_gather", "all_reduce", "all_to_all", "broadcast", "reduce_scatter");
+PLANCERT_ENUM_NAMES(plancert::Reduction, "max", "min", "none", "sum");
+PLANCERT_ENUM_NAMES(plancert::CapabilityKind, "collective", "host", "matrix", "memory", "transfer", "vector");
+PLANCERT_ENUM_NAMES(plancert::BufferRole, "activation", "gradient", "input", "kv_cache", "message", "optimizer_state", "output", "weight", "workspace");
+PLANCERT_ENUM_NAMES(plancert::Storage, "constant", "input", "output", "persistent", "state", "transient", "workspace");
+PLANCERT_ENUM_NAMES(plancert::CommandKind, "collective", "copy", "host", "launch", "recv", "send");
+PLANCERT_ENUM_NAMES(plancert::QueueKind, "collective", "compute", "host", "transfer");
+PLANCERT_ENUM_NAMES(plancert::TargetKind, "queue", "slot");
+PLANCERT_ENUM_NAMES(plancert::MachineOp, "call", "copy", "signal", "wait");
+PLANCERT_ENUM_NAMES(plancert::Phase, "backward_activation", "backward_weight", "forward", "none", "optimizer", "recompute");
+PLANCERT_ENUM_NAMES(plancert::StepKind, "backward", "forward");
+PLANCERT_ENUM_NAMES(plancert::MemoryCategory, "activations", "activations_peak", "optimizer_state", "total", "weight_gradients", "weights");

@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/json.h"
+
+#include <charconv>
+
+namespace plancert::json {
+namespace {
+constexpr std::size_t kMaxSkipDepth = 512;
+const char* kHex = "0123456789abcdef";
+
+void append_utf8(std::string& out, std::uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+// Length of the valid UTF-8 sequence starting at s[i] (lead byte >= 0x80), or 0.
+std::size_t utf8_len(std::string_view s, std::size_t i) {
+  auto b = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
+  auto cont = [&](std::size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) { return b(k) >= lo && b(k) <= hi; };
+  unsigned c = b(0);
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c == 0xE0) return cont(1, 0xA0) && cont(2) ? 3 : 0;
+  if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) return cont(1) && cont(2) ? 3 : 0;
+  if (c == 0xED) return cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;
+  if (c == 0xF0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
+  if (c >= 0xF1 && c <= 0xF3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
+  if (c == 0xF4) return cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
+  return 0;
+}
+}  // namespace
+
+void Reader::fail(const char* code, const std::string& message) const {
+  throw InputError(code, pointer(), message + " (at byte " + std::to_string(pos_) + ")");
+}
+
+std::string Reader::pointer() const {
+  std::string p = base_;
+  for (const auto& seg : path_) {
+    if (seg.index == -2) continue;  // container opened, no element yet
+    p += '/';
+    if (seg.index >= 0) p += std::to_string(seg.index);
+    else append_pointer_token(p, seg.key);
+  }
+  return p;
+}
+
+void Reader::ws() {
+  while (pos_ < s_.size()) {
+    char c = s_[pos_];
+    if (c != ' ' && c != '\n' && c != '\r' && c != '\t') return;
+    ++pos_;
+  }
+}
+
+Kind Reader::peek() {
+  ws();
+  if (pos_ >= s_.size()) return Kind::End;
+  switch (s_[pos_]) {
+    case '{': return Kind::Object;
+    case '[': return Kind::Array;
+    case '"': return Kind::String;
+    case 't': return Kind::True;
+    case 'f': return Kind::False;
+    case 'n': return Kind::Null;
+    default:
+      if (s_[pos_] == '-' || (s_[pos_] >= '0' && s_[pos_] <= '9')) return Kind::Number;
+      fail("JSON-1", std::string("unexpected character '") + s_[pos_] + "'");
+  }
+}
+
+void Reader::expect(char c) {
+  ws();
+  if (pos_ >= s_.size()) fail("JSON-1", std::string("unexpected end of input, expected '") + c + "'");
+  if (s_[pos_] != c) fail("JSON-1", std::string("expected '") + c + "', found '" + s_[pos_] + "'");
+  ++pos_;
+}
+
+void Reader::begin_object() {
+  expect('{');
+  first_.push_back(true);
+  path_.push_back({{}, -2});
+}
+
+bool Reader::next_key(std::string& key) {
+  ws();
+  if (pos_ < s_.size() && s_[pos_] == '}') {
+    ++pos_;
+    first_.pop_back();
+    path_.pop_back();
+    return false;
+  }
+  if (!first_.back()) expect(',');
+  first_.back() = false;
+  ws();
+  if (pos_ >= s_.size() || s_[pos_] != '"') fail("JSON-1", "expected an object key");
+  key.clear();
+  parse_string_into(key);
+  expect(':');
+  path_.back() = {key, -1};
+  return true;
+}
+
+void Reader::begin_array() {
+  expect('[');
+  first_.push_back(true);
+  path_.push_back({{}, -2});
+}
+
+bool Reader::next_element() {
+  ws();
+  if (pos_ < s_.size() && s_[pos_] == ']') {
+    ++pos_;
+    first_.pop_back();
+    path_.pop_back();
+    return false;
+  }
+  if (!first_.back()) expect(',');
+  first_.back() = false;
+  path_.back().index = path_.back().index < 0 ? 0 : path_.back().index + 1;
+  return true;
+}
+
+void Reader::parse_string_into(std::string& out) {
+  ++pos_;  // opening quote
+  for (;;) {
+    std::size_t b = pos_;
+    while (pos_ < s_.size()) {
+      unsigned char c = static_cast<unsigned char>(s_[pos_]);
+      if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) break;
+      ++pos_;
+    }
+    out.append(s_.substr(b, pos_ - b));
+    if (pos_ >= s_.size()) fail("JSON-1", "unterminated string");
+    unsigned char c = static_cast<unsigned char>(s_[pos_]);
+    if (c == '"') { ++pos_; return; }
+    if (c < 0x20) fail("JSON-6", "unescaped control character in string");
+    if (c >= 0x80) {
+      std::size_t n = utf8_len(s_, pos_);
+      if (n == 0) fail("JSON-6", "invalid UTF-8 in string");
+      out.append(s_.substr(pos_, n));
+      pos_ += n;
+      continue;
+    }
+    // escape
+    if (++pos_ >= s_.size()) fail("JSON-1", "unterminated escape");
+    char e = s_[pos_++];
+    switch (e) {
+      case '"': out += '"'; break;
+      case '\\': out += '\\'; break;
+      case '/': out += '/'; break;
+      case 'b': out += '\b'; break;
+      case 'f': out += '\f'; break;
+      case 'n': out += '\n'; break;
+      case 'r': out += '\r'; break;
+      case 't': out += '\t'; break;
+      case 'u': {
+        auto hex4 = [&]() -> std::uint32_t {
+          if (pos_ + 4 > s_.size()) fail("JSON-1", "truncated \\u escape");
+          std::uint32_t v = 0;
+          auto r = std::from_chars(s_.data() + pos_, s_.data() + pos_ + 4, v, 16);
+          if (r.ptr != s_.data() + pos_ + 4) fail("JSON-6", "malformed \\u escape");
+          pos_ += 4;
+          return v;
+        };
+        std::uint32_t cp = hex4();
+        if (cp >= 0xDC00 && cp <= 0xDFFF) fail("JSON-6", "lone low surrogate in \\u escape");
+        if (cp >= 0xD800 && cp <= 0xDBFF) {
+          if (pos_ + 2 > s_.size() || s_[pos_] != '\\' || s_[pos_ + 1] != 'u') fail("JSON-6", "lone high surrogate in \\u escape");
+          pos_ += 2;
+          std::uint32_t lo = hex4();
+          if (lo < 0xDC00 || lo > 0xDFFF) fail("JSON-6", "invalid surrogate pair");
+          cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+        }
+        append_utf8(out, cp);
+        break;
+      }
+      default: fail("JSON-6", std::string("invalid escape '\\") + e + "'");
+    }
+  }
+}
+
+std::string Reader::string() {
+  if (peek() != Kind::String) fail("SCHEMA-5", "expected a string");
+  std::string out;
+  parse_string_into(out);
+  return out;
+}
+
+std::string_view Reader::integer() {
+  if (peek() != Kind::Number) fail("SCHEMA-5", "expected an integer");
+  std::size_t b = pos_;
+  if (s_[pos_] == '-') ++pos_;
+  std::size_t d = pos_;
+  while (pos_ < s_.size() && s_[pos_] >= '0' && s_[pos_] <= '9') ++pos_;
+  if (pos_ == d) fail("JSON-1", "malformed number");
+  if (pos_ < s_.size() && (s_[pos_] == '.' || s_[pos_] == 'e' || s_[pos_] == 'E'))
+    fail("JSON-3", "JSON float where only integers are allowed (exact numbers are strings such as \"7/2\")");
+  std::string_view t = s_.substr(b, pos_ - b);
+  if (pos_ - d > 1 && s_[d] == '0') fail("JSON-4", "integer with a leading zero: " + std::string(t));
+  if (t == "-0") fail("JSON-4", "negative zero");
+  return t;
+}
+
+void Reader::literal(std::string_view word) {
+  ws();
+  if (s_.substr(pos_, word.size()) != word) fail("JSON-1", "invalid literal");
+  pos_ += word.size();
+}
+
+bool Reader::boolean() {
+  Kind k = peek();
+  if (k == Kind::True) { literal("true"); return true; }
+  if (k == Kind::False) { literal("false"); return false; }
+  fail("SCHEMA-5", "expected a boolean");
+}
+
+void Reader::null() {
+  if (peek() != Kind::Null) fail("SCHEMA-5", "expected null");
+  literal("null");
+}
+
+std::string_view Reader::skip() {
+  ws();
+  std::size_t begin = pos_;
+  // Open containers: kind, and where we are in each (key offset for objects, index for
+  // arrays) so that an error deep inside reports its JSON Pointer. Iterative: no recursion.
+  struct Level {
+    char open;
+    std::size_t key_pos;
+    std::int64_t index;
+  };
+  std::vector<Level> stack;
+  std::string scratch;
+  auto key = [&] {
+    ws();
+    if (pos_ >= s_.size() || s_[pos_] != '"') fail("JSON-1", "expected an object key");
+    stack.back().key_pos = pos_;
+    scratch.clear();
+    parse_string_into(scratch);
+    expect(':');
+  };
+  try {
+    do {
+      Kind k = peek();
+      if (k == Kind::End) fail("JSON-1", "unexpected end of input");
+      if (k == Kind::Object || k == Kind::Array) {
+        char open = s_[pos_++];
+        if (stack.size() >= kMaxSkipDepth) fail("JSON-5", "nesting deeper than " + std::to_string(kMaxSkipDepth) + " levels");
+        stack.push_back({open, 0, 0});
+        ws();
+        if (pos_ < s_.size() && s_[pos_] == (open == '{' ? '}' : ']')) { ++pos_; stack.pop_back(); }
+        else { if (open == '{') key(); continue; }
+      } else if (k == Kind::String) { scratch.clear(); parse_string_into(scratch); }
+      else if (k == Kind::Number) integer();
+      else if (k == Kind::True) literal("true");
+      else if (k == Kind::False) literal("false");
+      else literal("null");
+      // after a complete value: close containers, or move on to the next member
+      while (!stack.empty()) {
+        ws();
+        if (pos_ >= s_.size()) fail("JSON-1", "unexpected end of input");
+        char c = s_[pos_];
+        if (c == (stack.back().open == '{' ? '}' : ']')) { ++pos_; stack.pop_back(); continue; }
+        if (c != ',') fail("JSON-1", std::string("expected ',' or a closing bracket, found '") + c + "'");
+        ++pos_;
+        ++stack.back().index;
+        if (stack.back().open == '{') key();
+        break;
+      }
+    } while (!stack.empty());
+  } catch (InputError& e) {
+    std::string p = pointer();
+    for (const auto& l : stack) {
+      p += '/';
+      if (l.open == '[') { p += std::to_string(l.index); continue; }
+      Reader kr(s_.substr(l.key_pos));
+      std::string k;
+      try {
+        kr.parse_string_into(k);
+      } catch (const InputError&) {
+        break;  // the key itself is malformed: the pointer ends at its object
+      }
+      append_pointer_token(p, k);
+    }
+    e.diag.path = p;
+    throw;
+  }
+  return s_.substr(begin, pos_ - begin);
+}
+
+void Reader::finish() {
+  ws();
+  if (pos_ != s_.size()) fail("JSON-1", "trailing characters after the document");
+}
+
+void Writer::flush() {
+  if (!buf_.empty()) {
+    sink_(buf_);
+    buf_.clear();
+  }
+}
+
+void Writer::sep() {
+  if (after_key_) { after_key_ = false; return; }
+  if (!first_.empty()) {
+    if (!first_.back()) put(",");
+    first_.back() = false;
+  }
+}
+
+void Writer::begin_object() { sep(); put("{"); first_.push_back(true); }
+void Writer::end_object() { put("}"); first_.pop_back(); }
+void Writer::begin_array() { sep(); put("["); first_.push_back(true); }
+void Writer::end_array() { put("]"); first_.pop_back(); }
+void Writer::key(std::string_view k) { sep(); escaped(k); put(":"); after_key_ = true; }
+void Writer::raw_number(std::string_view n) { sep(); put(n); }
+void Writer::integer(std::int64_t v) {
+  char tmp[24];
+  auto r = std::to_chars(tmp, tmp + sizeof tmp, v);
+  raw_number(std::string_view(tmp, static_cast<std::size_t>(r.ptr - tmp)));
+}
+void Writer::boolean(bool b) { sep(); put(b ? "true" : "false"); }
+void Writer::null() { sep(); put("null"); }
+
+void Writer::string(std::string_view s) { sep(); escaped(s); }
+
+void Writer::escaped(std::string_view s) {
+  put("\"");
+  std::size_t b = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    put(s.substr(b, i - b));
+    b = i + 1;
+    switch (c) {
+      case '"': put("\\\""); break;
+      case '\\': put("\\\\"); break;
+      case '\b': put("\\b"); break;
+      case '\f': put("\\f"); break;
+      case '\n': put("\\n"); break;
+      case '\r': put("\\r"); break;
+      case '\t': put("\\t"); break;
+      default: {
+        char u[6] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
+        put(std::string_view(u, 6));
+      }
+    }
+  }
+  put(s.substr(b));
+  put("\"");
+}
+
+std::string quote(std::string_view s) {
+  std::string out;
+  {
+    Writer w([&](std::string_view chunk) { out.append(chunk); });
+    w.string(s);
+  }
+  return out;
+}
+
+}  // namespace plancert::json

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+/// \file
+/// \brief Strict streaming JSON reader and canonical JSON writer (ARCHITECTURE.md,
+/// "Canonical encoding and digests").
+///
+/// The reader is a pull parser: decoders ask for the value they expect, so the depth of
+/// the parse is bounded by the schema, never by the input. It rejects duplicate keys
+/// (by decoders, through ObjectKeys), JSON floats, integers with a leading zero or `-0`,
+/// invalid UTF-8, lone surrogates and trailing garbage. Every error carries a JSON Pointer.
+#pragma once
+
+#include "core/diag.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace plancert::json {
+
+/// The kind of the next value in the input.
+enum class Kind { Object, Array, String, Number, True, False, Null, End };
+
+/// Pull parser over an in-memory document.
+class Reader {
+ public:
+  /// Reads `text`; nothing is copied.
+  explicit Reader(std::string_view text) : s_(text) {}
+
+  /// Kind of the next value (skips whitespace). Throws JSON-1 on a character that starts no value.
+  Kind peek();
+  /// Consumes `{`. Then call next_key() until it returns false.
+  void begin_object();
+  /// Reads the next key of the current object into `key` and pushes it on the path;
+  /// returns false (and consumes `}`) at the end of the object.
+  bool next_key(std::string& key);
+  /// Pops the key pushed by next_key() once its value has been read.
+  void end_value() { path_.pop_back(); }
+  /// Consumes `[`. Then call next_element() until it returns false.
+  void begin_array();
+  /// Returns true if another element follows (and pushes its index), false at `]`.
+  bool next_element();
+  /// Reads a string value (unescaped, validated UTF-8).
+  std::string string();
+  /// Reads an integer number token and returns its text (canonical: no leading zero, no -0).
+  std::string_view integer();
+  /// Reads `true` or `false`.
+  bool boolean();
+  /// Reads `null`.
+  void null();
+  /// Skips one complete value of any kind without recursion; returns its raw text.
+  std::string_view skip();
+  /// Requires that only whitespace remains.
+  void finish();
+
+  /// The current JSON Pointer (e.g. `/payload/tasks/3`).
+  [[nodiscard]] std::string pointer() const;
+  /// Byte offset of the cursor.
+  [[nodiscard]] std::size_t offset() const { return pos_; }
+  /// Throws an InputError with `code` at the current pointer.
+  [[noreturn]] void fail(const char* code, const std::string& message) const;
+  /// Replaces the current path (used to decode a span of a larger document).
+  void set_base(std::string pointer) { base_ = std::move(pointer); }
+
+ private:
+  struct Seg {
+    std::string key;
+    std::int64_t index;  // -1 for keys
+  };
+  void ws();
+  void expect(char c);
+  void literal(std::string_view word);
+  void parse_string_into(std::string& out);
+  std::string_view s_;
+  std::size_t pos_ = 0;
+  std::vector<Seg> path_;
+  std::vector<bool> first_;  // per open container: no element read yet
+  std::string base_;
+};
+
+/// Streaming canonical writer: no whitespace, minimal escapes, raw UTF-8. Keys must be
+/// written in sorted byte order by the caller (the codec lists fields sorted).
+class Writer {
+ public:
+  /// Receives output in chunks (for hashing or writing without one huge buffer).
+  using Sink = std::function<void(std::string_view)>;
+  /// Writes into `sink` through a 64 KiB buffer.
+  explicit Writer(Sink sink) : sink_(std::move(sink)) { buf_.reserve(kBuf); }
+  ~Writer() { flush(); }
+  Writer(const Writer&) = delete;
+  Writer& operator=(const Writer&) = delete;
+
+  void begin_object();                   ///< writes `{`
+  void key(std::string_view k);          ///< writes `"k":`
+  void end_object();                     ///< writes `}`
+  void begin_array();                    ///< writes `[`
+  void end_array();                      ///< writes `]`
+  void string(std::string_view s);       ///< writes an escaped string
+  void raw_number(std::string_view n);   ///< writes a canonical integer token
+  void integer(std::int64_t v);          ///< writes an integer
+  void boolean(bool b);                  ///< writes `true`/`false`
+  void null();                           ///< writes `null`
+  void flush();                          ///< passes buffered bytes to the sink
+
+ private:
+  static constexpr std::size_t kBuf = 1 << 16;
+  void sep();
+  void escaped(std::string_view s);
+  void put(std::string_view s) {
+    buf_.append(s);
+    if (buf_.size() >= kBuf) flush();
+  }
+  Sink sink_;
+  std::string buf_;
+  std::vector<bool> first_;
+  bool after_key_ = false;
+};
+
+/// Canonical JSON text of a string value (with quotes).
+std::string quote(std::string_view s);
+
+}  // namespace plancert::json

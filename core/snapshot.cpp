@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "core/snapshot.h"
+
+#include <sodium.h>
+
+#include <array>
+#include <optional>
+
+namespace plancert {
+namespace {
+
+class Hasher {
+ public:
+  explicit Hasher(std::string_view schema) {
+    crypto_generichash_init(&st_, nullptr, 0, crypto_generichash_BYTES);
+    update("plancert/");
+    update(schema);
+    update(std::string_view("\0", 1));
+  }
+  void update(std::string_view b) { crypto_generichash_update(&st_, reinterpret_cast<const unsigned char*>(b.data()), b.size()); }
+  std::string hex() {
+    std::array<unsigned char, crypto_generichash_BYTES> out{};
+    crypto_generichash_final(&st_, out.data(), out.size());
+    static const char* k = "0123456789abcdef";
+    std::string h;
+    for (unsigned char c : out) { h += k[c >> 4]; h += k[c & 15]; }
+    return h;
+  }
+
+ private:
+  crypto_generichash_state st_{};
+};
+
+template <class P>
+AnySnapshot decode_payload(std::string_view payload_text, std::vector<std::string> parents, std::string digest, std::string version) {
+  Snapshot<P> s{std::move(parents), std::move(digest), std::move(version), {}};
+  json::Reader r(payload_text);
+  r.set_base("/payload");
+  codec::decode(r, s.payload);
+  r.finish();
+  return s;
+}
+
+using Decoder = AnySnapshot (*)(std::string_view, std::vector<std::string>, std::string, std::string);
+template <class P>
+constexpr std::pair<std::string_view, Decoder> entry() { return {P::kSchema, &decode_payload<P>}; }
+constexpr std::array kDecoders{entry<ModelIR>(), entry<DistributedTaskIR>(), entry<PortablePlanIR>(), entry<ConcretePlanIR>(),
+                               entry<TimelineBundle>(), entry<MachineIR>(), entry<ObservationSet>()};
+
+}  // namespace
+
+std::string_view schema_of(const AnySnapshot& s) {
+  return std::visit([](const auto& x) { return std::decay_t<decltype(x.payload)>::kSchema; }, s);
+}
+
+std::string digest_bytes(std::string_view schema, std::string_view canonical_payload) {
+  Hasher h(schema);
+  h.update(canonical_payload);
+  return h.hex();
+}
+
+template <class P>
+std::string digest_of(const P& payload) {
+  Hasher h(P::kSchema);
+  {
+    json::Writer w([&](std::string_view chunk) { h.update(chunk); });
+    codec::encode(w, payload);
+  }
+  return h.hex();
+}
+
+template <class P>
+std::string encode_snapshot(const Snapshot<P>& s) {
+  std::string out;
+  {
+    json::Writer w([&](std::string_view chunk) { out.append(chunk); });
+    w.begin_object();
+    w.key("digest"); w.string(s.digest);
+    w.key("parents"); codec::encode(w, s.parents);
+    w.key("payload"); codec::encode(w, s.payload);
+    w.key("schema"); w.string(P::kSchema);
+    w.key("version"); w.string(s.version);
+    w.end_object();
+  }
+  return out;
+}
+
+bool is_digest(std::string_view d) {
+  if (d.size() != 64) return false;
+  for (char c : d)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  return true;
+}
+
+AnySnapshot decode_snapshot(std::string_view text) {
+  json::Reader r(text);
+  if (r.peek() == json::Kind::End) r.fail("JSON-1", "empty input");
+  if (r.peek() != json::Kind::Object) r.fail("SCHEMA-5", "a snapshot must be a JSON object");
+  r.begin_object();
+  std::optional<std::string> schema, version, digest;
+  std::optional<std::vector<std::string>> parents;
+  std::optional<std::string_view> payload;
+  std::string key;
+  auto once = [&](bool present) { if (present) r.fail("JSON-2", "duplicate key \"" + key + "\""); };
+  while (r.next_key(key)) {
+    if (key == "schema") { once(schema.has_value()); schema = r.string(); }
+    else if (key == "version") { once(version.has_value()); version = r.string(); }
+    else if (key == "digest") { once(digest.has_value()); digest = r.string(); }
+    else if (key == "parents") { once(parents.has_value()); codec::decode(r, parents.emplace()); }
+    else if (key == "payload") {
+      once(payload.has_value());
+      if (r.peek() != json::Kind::Object) r.fail("SCHEMA-5", "payload must be an object");
+      payload = r.skip();
+    } else {
+      r.fail("SCHEMA-4", "unknown field \"" + key.substr(0, 64) + "\"");
+    }
+  }
+  r.finish();
+  for (auto [present, name] : {std::pair{schema.has_value(), "schema"}, {version.has_value(), "version"}, {digest.has_value(), "digest"},
+                               {parents.has_value(), "parents"}, {payload.has_value(), "payload"}})
+    if (!present) throw InputError("SCHEMA-3", "", std::string("missing field \"") + name + "\"");
+  if (version->size() < 4 || version->substr(0, 2) != "1." || (*version)[2] != '0' || (*version)[3] != '.')
+    throw InputError("SCHEMA-2", "/version", "unsupported IR version \"" + version->substr(0, 32) + "\" (this build reads 1.0.x)");
+  for (const auto& [name, fn] : kDecoders)
+    if (name == *schema) return fn(*payload, std::move(*parents), std::move(*digest), std::move(*version));
+  throw InputError("SCHEMA-1", "/schema",
+                   "unknown schema \"" + schema->substr(0, 64) +
+                       "\" (expected ModelIR, DistributedTaskIR, PortablePlanIR, ConcretePlanIR, TimelineBundle, MachineIR or ObservationSet)");
+}
+
+std::string recompute_digest(const AnySnapshot& s) {
+  return std::visit([](const auto& x) { return digest_of(x.payload); }, s);
+}
+
+#define PLANCERT_INSTANTIATE(P)                                  \
+  template std::string digest_of<P>(const P&);                  \
+  template std::string encode_snapshot<P>(const Snapshot<P>&);
+PLANCERT_INSTANTIATE(ModelIR)
+PLANCERT_INSTANTIATE(DistributedTaskIR)
+PLANCERT_INSTANTIATE(PortablePlanIR)
+PLANCERT_INSTANTIATE(ConcretePlanIR)
+PLANCERT_INSTANTIATE(TimelineBundle)
+PLANCERT_INSTANTIATE(MachineIR)
+PLANCERT_INSTANTIATE(ObservationSet)
+#undef PLANCERT_INSTANTIATE
+
+}  // namespace plancert

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "passes/train/model_builder.h"
+
+#include "verifiers/gate.h"
+
+#include <stdexcept>
+
+namespace plancert::passes {
+namespace {
+
+using frontend::Activation;
+using frontend::ModelConfig;
+using frontend::NormKind;
+
+constexpr const char* kRule = "frontend.lower";
+
+class Builder {
+ public:
+  Builder(std::string dtype) : dt_(std::move(dtype)) { m.rules = {kRule}; }
+
+  Index value(const std::string& id, std::vector<Expr> shape, ValueRole role = ValueRole::activation, std::string dtype = {}) {
+    ModelValue v;
+    v.id = id;
+    v.shape = std::move(shape);
+    v.role = role;
+    v.dtype = dtype.empty() ? dt_ : std::move(dtype);
+    v.lineage = Lineage{LineageKind::introduced, kRule, {}};
+    m.values.push_back(std::move(v));
+    return static_cast<Index>(m.values.size() - 1);
+  }
+  Index weight(const std::string& id, std::vector<Expr> shape) { return value(id, std::move(shape), ValueRole::weight); }
+
+  Expr bytes(Index v) const { return elements(m.values[static_cast<std::size_t>(v)]) * Expr(dtype_bytes(m.values[static_cast<std::size_t>(v)].dtype)); }
+  Expr elems(Index v) const { return elements(m.values[static_cast<std::size_t>(v)]); }
+
+  // Adds an operation; read/write/persistent bytes follow from its operands.
+  void op(const std::string& id, const std::string& kind, Indices in, Indices out, Expr matrix, Expr vector, Attrs attrs, Indices saves) {
+    Operation o;
+    o.id = id;
+    o.kind = kind;
+    o.work.matrix_ops = std::move(matrix);
+    o.work.vector_ops = std::move(vector);
+    for (Index v : in) {
+      o.work.read_bytes += bytes(v);
+      if (m.values[static_cast<std::size_t>(v)].role == ValueRole::weight) o.work.persistent_bytes += bytes(v);
+    }
+    for (Index v : out) o.work.write_bytes += bytes(v);
+    std::string s;
+    for (Index v : saves) s += (s.empty() ? "" : ",") + std::to_string(v);
+    if (!s.empty()) attrs["saves"] = s;
+    o.attrs = std::move(attrs);
+    o.inputs = std::move(in);
+    o.outputs = std::move(out);
+    o.lineage = Lineage{LineageKind::introduced, kRule, {}};
+    m.operations.push_back(std::move(o));
+  }
+
+  ModelIR m;
+
+ private:
+  std::string dt_;
+};
+
+Attrs at(const std::string& layer, const char* tp, bool core = false) {
+  Attrs a{{"layer", layer}, {"tp", tp}};
+  if (core) a["region"] = "attention_core";
+  return a;
+}
+
+}  // namespace
+
+std::int64_t dtype_bytes(std::string_view dtype) {
+  if (auto n = dtype_size(dtype)) return *n;
+  throw std::invalid_argument("unknown dtype " + std::string(dtype));
+}
+
+Expr elements(const ModelValue& v) {
+  Expr n(1);
+  for (const auto& d : v.shape) n = n * d;
+  return n;
+}
+
+ModelIR build_model_ir(const ModelConfig& cfg, const Workload& w, frontend::DType dtype) {
+  const std::string dt(frontend::to_string(dtype));
+  Builder b(dt);
+  b.m.name = cfg.name;
+  b.m.symbols = w.symbols;
+  const Expr B = w.batch, S = w.seq, H(cfg.hidden), F(cfg.ffn), d(cfg.head_dim);
+  const Expr A(cfg.heads), K(cfg.kv_heads);
+  const Expr BS = B * S;
+  const bool ln = cfg.norm == NormKind::LayerNorm;
+  const Expr norm_ops(ln ? 9 : 7);
+
+  auto norm = [&](const std::string& id, const std::string& layer, Index x) {
+    Indices in{x, b.weight(id + ".w", {H})};
+    if (ln) in.push_back(b.weight(id + ".b", {H}));
+    Index y = b.value(id + ".out", {B, S, H});
+    b.op(id, ln ? "layernorm" : "rmsnorm", in, {y}, Expr(), norm_ops * b.elems(y), at(layer, "replicated"), {x});
+    return y;
+  };
+  auto linear = [&](const std::string& id, const std::string& layer, const char* tp, Index x, Expr in_dim, std::vector<std::pair<std::string, Expr>> outs,
+                    bool bias, Index tied_weight = -1) {
+    Expr out_dim;
+    for (auto& o : outs) out_dim += o.second;
+    Indices in{x};
+    in.push_back(tied_weight >= 0 ? tied_weight : b.weight(id + ".w", {in_dim, out_dim}));
+    if (bias) in.push_back(b.weight(id + ".b", {out_dim}));
+    Indices out;
+    for (auto& o : outs) out.push_back(b.value(o.first, {B, S, o.second}));
+    b.op(id, "linear", in, out, Expr(2) * BS * in_dim * out_dim, Expr(), at(layer, tp), {x});
+    return out;
+  };
+  auto dropout = [&](const std::string& id, const std::string& layer, const char* tp, Index x, bool core) {
+    if (!cfg.dropout) return x;
+    auto shape = b.m.values[static_cast<std::size_t>(x)].shape;
+    Index y = b.value(id + ".out", shape), mask = b.value(id + ".mask", shape, ValueRole::activation, "u8");
+    b.op(id, "dropout", {x}, {y, mask}, Expr(), b.elems(y), at(layer, tp, core), {mask});
+    return y;
+  };
+  auto add = [&](const std::string& id, const std::string& layer, Index x, Index y, ValueRole role = ValueRole::activation) {
+    Index z = b.value(id + ".out", {B, S, H}, role);
+    b.op(id, "add", {x, y}, {z}, Expr(), b.elems(z), at(layer, "replicated"), {});
+    return z;
+  };
+
+  // Embeddings (only when the model states its vocabulary).
+  Index x;
+  Index embedding = -1;
+  const bool has_vocab = cfg.vocab.has_value();
+  if (has_vocab) {
+    const Expr V(*cfg.vocab);
+    Index tokens = b.value("tokens", {B, S}, ValueRole::input, "i32");
+    embedding = b.weight("embed.w", {V, H});
+    Index te = b.value("embed.out", {B, S, H});
+    b.op("embed", "embedding", {tokens, embedding}, {te}, Expr(), Expr(), at("embedding", "vocab"), {tokens});
+    x = te;
+    if (cfg.learned_positions) {
+      Expr P = cfg.max_positions ? Expr(*cfg.max_positions) : S;
+      Index pw = b.weight("pos.w", {P, H});
+      Index pe = b.value("pos.out", {B, S, H});
+      b.op("pos", "embedding", {tokens, pw}, {pe}, Expr(), Expr(), at("embedding", "replicated"), {});
+      x = add("embed.add", "embedding", te, pe);
+    }
+    x = dropout("embed.drop", "embedding", "replicated", x, false);
+  } else {
+    x = b.value("input", {B, S, H}, ValueRole::input);
+  }
+
+  for (std::int64_t l = 0; l < cfg.layers; ++l) {
+    const std::string L = std::to_string(l), p = "L" + L + ".";
+    Index h1 = norm(p + "ln1", L, x);
+    std::vector<std::pair<std::string, Expr>> qkv{{p + "q", A * d}, {p + "k", K * d}, {p + "v", K * d}};
+    Indices qkv_out = linear(p + "qkv", L, "column", h1, H, qkv, cfg.biases);
+    Index q = qkv_out[0], k = qkv_out[1], v = qkv_out[2];
+    if (cfg.rope) {
+      Index qr = b.value(p + "rope.q", {B, S, A * d}), kr = b.value(p + "rope.k", {B, S, K * d});
+      b.op(p + "rope", "rope", {q, k}, {qr, kr}, Expr(), Expr(6) * (b.elems(qr) + b.elems(kr)), at(L, "head"), {});
+      q = qr;
+      k = kr;
+    }
+    // Attention core (selective recomputation redoes exactly these operations).
+    Index sc = b.value(p + "score.out", {B, A, S, S});
+    b.op(p + "score", "matmul", {q, k}, {sc}, Expr(2) * B * A * S * S * d, Expr(), at(L, "head", true), {q, k});
+    Index pr = b.value(p + "softmax.out", {B, A, S, S});
+    b.op(p + "softmax", "softmax", {sc}, {pr}, Expr(), Expr(5) * b.elems(pr), at(L, "head", true), {pr});
+    Index pd = dropout(p + "attn_drop", L, "head", pr, true);
+    Index ctx = b.value(p + "context.out", {B, S, A * d});
+    b.op(p + "context", "matmul", {pd, v}, {ctx}, Expr(2) * B * A * S * S * d, Expr(), at(L, "head", true), {pd, v});
+    Index o = linear(p + "proj", L, "row", ctx, A * d, {{p + "proj.out", H}}, cfg.biases)[0];
+    o = dropout(p + "proj_drop", L, "replicated", o, false);
+    Index r1 = add(p + "res1", L, x, o);
+    Index h2 = norm(p + "ln2", L, r1);
+    Index y;
+    if (cfg.gated_mlp) {
+      Index g = linear(p + "gate", L, "column", h2, H, {{p + "gate.out", F}}, cfg.biases)[0];
+      Index u = linear(p + "up", L, "column", h2, H, {{p + "up.out", F}}, cfg.biases)[0];
+      Index sg = b.value(p + "act.out", {B, S, F});
+      b.op(p + "act", cfg.activation == Activation::Gelu ? "gelu" : "silu", {g}, {sg}, Expr(),
+           Expr(cfg.activation == Activation::Gelu ? 8 : 5) * b.elems(sg), at(L, "head"), {g});
+      Index gu = b.value(p + "glu.out", {B, S, F});
+      b.op(p + "glu", "mul", {sg, u}, {gu}, Expr(), b.elems(gu), at(L, "head"), {sg, u});
+      y = linear(p + "down", L, "row", gu, F, {{p + "down.out", H}}, cfg.biases)[0];
+    } else {
+      Index f = linear(p + "fc1", L, "column", h2, H, {{p + "fc1.out", F}}, cfg.biases)[0];
+      Index g = b.value(p + "act.out", {B, S, F});
+      const char* kind = cfg.activation == Activation::Relu ? "relu" : cfg.activation == Activation::Gelu ? "gelu" : "silu";
+      Expr per = Expr(cfg.activation == Activation::Relu ? 1 : cfg.activation == Activation::Gelu ? 8 : 5);
+      b.op(p + "act", kind, {f}, {g}, Expr(), per * b.elems(g), at(L, "head"), {f});
+      y = linear(p + "fc2", L, "row", g, F, {{p + "fc2.out", H}}, cfg.biases)[0];
+    }
+    y = dropout(p + "mlp_drop", L, "replicated", y, false);
+    x = add(p + "res2", L, r1, y, !has_vocab && l + 1 == cfg.layers ? ValueRole::output : ValueRole::activation);
+  }
+
+  if (has_vocab) {
+    const Expr V(*cfg.vocab);
+    Index hf = norm("final_norm", "head", x);
+    Index logits = linear("lm_head", "head", "vocab", hf, H, {{"logits", V}}, false, cfg.tied_embeddings ? embedding : -1)[0];
+    Index loss = b.value("loss", {B, S}, ValueRole::output, "fp32");
+    b.op("loss", "cross_entropy", {logits}, {loss}, Expr(), Expr(6) * b.elems(logits), at("head", "vocab"), {logits});
+  }
+  return std::move(b.m);
+}
+
+}  // namespace plancert::passes

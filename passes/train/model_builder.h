@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+/// \file
+/// \brief Frontend lowering: a ModelConfig to the ModelIR of the whole Transformer.
+#pragma once
+
+#include "core/ir.h"
+#include "passes/frontend/configs.h"
+
+#include <string>
+#include <vector>
+
+namespace plancert::passes {
+
+/// Workload dimensions of one microbatch: concrete numbers or declared symbols.
+struct Workload {
+  Expr batch;                   ///< B: sequences per microbatch
+  Expr seq;                     ///< s: tokens per sequence
+  std::vector<Symbol> symbols;  ///< declarations of the symbols used by `batch` and `seq`
+};
+
+/// Element size in bytes of the dtype names used in ModelIR ("bf16", "fp16", "fp32", "u8").
+std::int64_t dtype_bytes(std::string_view dtype);
+
+/// Number of elements of a value (product of its shape).
+Expr elements(const ModelValue& v);
+
+/// BuildModelIR: lowers a model configuration to the forward semantics of the whole model for
+/// one microbatch: embeddings (token; learned positions where the model has them), every block
+/// (norm, attention with MHA/GQA, output projection, dropout where the model has it, residual,
+/// norm, plain or gated MLP, residual), the final norm, the LM head (tied or not) and the loss.
+///
+/// Each operation carries its exact unsharded forward work. A matrix product
+/// \f$[m,n]\times[n,k]\f$ costs \f$W_{\mathrm{gemm}} = 2mnk\f$, so for a block with
+/// \f$a\f$ query heads, \f$k\f$ KV heads of size \f$d\f$ (MHA: \f$k=a,\ ad=h\f$):
+/// \f[ W_{\mathrm{QKV}} = 2Bsh(a+2k)d = 6Bsh^2,\quad W_{\mathrm{score}}+W_{\mathrm{context}} = 4Bs^2ad,\quad
+///     W_{\mathrm{proj}} = 2Bsh\,ad,\quad W_{\mathrm{MLP}} = 4BshF\ (\text{gated: } 6BshF), \f]
+/// and the LM head \f$2BshV\f$. Vector-engine work follows one published per-element
+/// convention (forward): layer norm \f$9E\f$, RMS norm \f$7E\f$, softmax \f$5E\f$, dropout
+/// \f$E\f$, GeLU \f$8E\f$, SiLU \f$5E\f$, element-wise product \f$E\f$, residual add \f$E\f$,
+/// rotary embedding \f$6E\f$, cross entropy \f$6E\f$, with \f$E\f$ the output elements.
+///
+/// Operation attributes record what later passes need without model names: `layer`
+/// (block index, or `embedding` / `head`), `tp` (how tensor parallelism splits it:
+/// `column`, `row`, `head`, `replicated`, `vocab`), `region` (`attention_core` for the
+/// score, softmax, dropout and context operations that selective recomputation redoes) and
+/// `saves` (indices of the values its backward needs, which the planner stores unless they
+/// can be recomputed).
+///
+/// References: Vaswani et al. 2017; Shoeybi et al. 2019 (Megatron-LM); Narayanan et al. 2021;
+/// Korthikanti et al. 2022.
+ModelIR build_model_ir(const frontend::ModelConfig& model, const Workload& w, frontend::DType dtype);
+
+}  // namespace plancert::passes

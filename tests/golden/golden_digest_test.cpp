@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: Apache-2.0
+// Golden digests: four fixed, hand-built snapshots (a chain ModelIR -> DistributedTaskIR ->
+// PortablePlanIR with a symbolic size -> ConcretePlanIR) whose canonical bytes and digests
+// are pinned here. A change to the canonical encoding, to the digest construction or to an
+// IR field list shows up as a diff against these constants (external tools depend on them:
+// ARCHITECTURE.md, "Canonical encoding and digests"). One digest is recomputed by Python's
+// hashlib as an implementation-independent cross-check.
+#include <gtest/gtest.h>
+
+#include "core/snapshot.h"
+#include "verifiers/gate.h"
+#include "verifiers/verify.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+namespace plancert {
+namespace {
+
+Lineage introduced() { return Lineage{LineageKind::introduced, "model.define", {}}; }
+Lineage derived(std::string rule, std::vector<std::string> sources) { return Lineage{LineageKind::derived, std::move(rule), std::move(sources)}; }
+
+Snapshot<ModelIR> golden_model() {
+  const Expr B = Expr::symbol("B"), S = Expr::symbol("S");
+  ModelIR m;
+  m.name = "golden-mlp";
+  m.rules = {"model.define"};
+  Symbol b;
+  b.name = "B";
+  b.max = Int(4096);
+  Symbol s;
+  s.name = "S";
+  s.divisible_by = 8;
+  s.min = 8;
+  m.symbols = {b, s};
+  m.values = {
+      ModelValue{"bf16", "v:x", introduced(), ValueRole::input, {B, S, Expr(64LL)}},
+      ModelValue{"bf16", "v:w", introduced(), ValueRole::weight, {Expr(64LL), Expr(256LL)}},
+      ModelValue{"bf16", "v:h", introduced(), ValueRole::activation, {B, S, Expr(256LL)}},
+      ModelValue{"bf16", "v:y", introduced(), ValueRole::output, {B, S, Expr(256LL)}},
+  };
+  Operation mm;
+  mm.id = "op:fc";
+  mm.kind = "matmul";
+  mm.lineage = introduced();
+  mm.inputs = {0, 1};
+  mm.outputs = {2};
+  mm.work.matrix_ops = Expr(32768LL) * B * S;  // 2 * 64 * 256 per token
+  mm.work.read_bytes = Expr(128LL) * B * S + Expr(32768LL);
+  mm.work.write_bytes = Expr(512LL) * B * S;
+  mm.work.persistent_bytes = Expr(32768LL);
+  // escapes: quote, backslash, newline, a control character and raw UTF-8
+  mm.attrs["note"] = "fc \"layer\" \\ 1\n\x01 \xc3\xa9";
+  Operation act;
+  act.id = "op:gelu";
+  act.kind = "gelu";
+  act.lineage = introduced();
+  act.inputs = {2};
+  act.outputs = {3};
+  act.work.vector_ops = Expr(make_rat(15, 2)) * B * S * Expr(256LL);  // a rational coefficient
+  act.work.read_bytes = Expr(512LL) * B * S;
+  act.work.write_bytes = Expr(512LL) * B * S;
+  m.operations = {mm, act};
+  return make_snapshot(std::move(m), {});
+}
+
+Snapshot<DistributedTaskIR> golden_distributed(const Snapshot<ModelIR>& parent) {
+  const Expr B = Expr::symbol("B"), S = Expr::symbol("S");
+  DistributedTaskIR d;
+  d.mesh.axes = {{"tp", 2}, {"pp", 1}, {"dp", 1}};
+  d.rules = {"dist.shard", "dist.collective"};
+  d.symbols = parent.payload.symbols;
+  DistTask fc;
+  fc.id = "t:op:fc";
+  fc.lineage = derived("dist.shard", {"op:fc", "v:h"});
+  fc.ranks = {0, 1};
+  fc.work = parent.payload.operations[0].work;
+  fc.work.matrix_ops = Expr(16384LL) * B * S;  // per rank: the two ranks add up to the model's work
+  fc.phase = Phase::forward;
+  DistTask ar;
+  ar.id = "t:op:fc:coll";
+  ar.kind = TaskKind::collective;
+  ar.lineage = derived("dist.collective", {"op:fc"});
+  ar.dependencies = {0};
+  ar.ranks = {0, 1};
+  ar.collective = Collective{{0, 1}, CollectiveKind::all_reduce, Expr(512LL) * B * S, Reduction::sum, ""};
+  ar.phase = Phase::forward;
+  ar.value = "v:h";  // bf16 [B, S, 256]: 512*B*S bytes
+  ar.work.message_bytes = Expr(512LL) * B * S;
+  DistTask gelu;
+  gelu.id = "t:op:gelu";
+  gelu.lineage = derived("dist.shard", {"op:gelu"});
+  gelu.dependencies = {1};
+  gelu.ranks = {0, 1};
+  gelu.work = parent.payload.operations[1].work;
+  gelu.attrs["shard"] = "replicated";
+  gelu.phase = Phase::forward;
+  d.tasks = {fc, ar, gelu};
+  return make_snapshot(std::move(d), {parent.digest});
+}
+
+Snapshot<PortablePlanIR> golden_portable(const Snapshot<DistributedTaskIR>& parent) {
+  const Expr B = Expr::symbol("B"), S = Expr::symbol("S");
+  PortablePlanIR p;
+  p.rules = {"portable.task", "portable.buffer"};
+  p.symbols = parent.payload.symbols;
+  const auto& dt = parent.payload.tasks;
+  PortableTask fc;
+  fc.id = "p:t:op:fc";
+  fc.lineage = derived("portable.task", {dt[0].id});
+  fc.group = "g0";
+  fc.inputs = {0};
+  fc.outputs = {1};
+  fc.ranks = {0, 1};
+  fc.requires_ = {Capability{std::nullopt, "bf16", CapabilityKind::matrix, std::nullopt}};
+  fc.work = dt[0].work;
+  fc.phase = dt[0].phase;
+  PortableTask ar;
+  ar.id = "p:t:op:fc:coll";
+  ar.kind = TaskKind::collective;
+  ar.lineage = derived("portable.task", {dt[1].id});
+  ar.dependencies = {0};
+  ar.group = "g0";
+  ar.inputs = {1};
+  ar.outputs = {2};
+  ar.ranks = {0, 1};
+  ar.requires_ = {Capability{CollectiveKind::all_reduce, "", CapabilityKind::collective, Reduction::sum}};
+  ar.work = dt[1].work;
+  ar.phase = dt[1].phase;
+  PortableTask gelu;
+  gelu.id = "p:t:op:gelu";
+  gelu.lineage = derived("portable.task", {dt[2].id});
+  gelu.dependencies = {1};
+  gelu.group = "g1";
+  gelu.inputs = {2};
+  gelu.ranks = {0, 1};
+  gelu.requires_ = {Capability{std::nullopt, "bf16", CapabilityKind::vector, std::nullopt}};
+  gelu.work = dt[2].work;
+  gelu.phase = dt[2].phase;
+  p.tasks = {fc, ar, gelu};
+  p.buffers = {
+      PortableBuffer{256, {0}, "b:x", derived("portable.buffer", {dt[0].id}), std::nullopt, BufferRole::input, Expr(128LL) * B * S, Storage::input},
+      PortableBuffer{256, {1}, "b:h", derived("portable.buffer", {dt[0].id}), 0, BufferRole::activation, Expr(256LL) * B * S, Storage::transient},
+      PortableBuffer{64, {2}, "b:h.reduced", derived("portable.buffer", {dt[1].id}), 1, BufferRole::message, Expr(256LL) * B * S + Expr(64LL), Storage::transient},
+  };
+  return make_snapshot(std::move(p), {parent.digest});
+}
+
+Snapshot<ConcretePlanIR> golden_concrete(const Snapshot<PortablePlanIR>& parent) {
+  ConcretePlanIR c;
+  c.rules = {"concrete.bind", "concrete.place"};
+  c.devices = {Device{"dev:0", "gpu", Int("85899345920")}, Device{"dev:1", "gpu", Int("85899345920")}};
+  c.regions = {Region{256, Int(1) << 20, 0, "r:0:hbm", Int(0), "hbm"}, Region{256, Int(1) << 20, 1, "r:1:hbm", Int(4096), "hbm"}};
+  // B = 2, S = 16: 4096, 8192 and 8256 bytes
+  c.buffers = {
+      ConcreteBuffer{256, "cb:b:x", derived("concrete.place", {"b:x"}), Int(0), 0, Int(4096)},
+      ConcreteBuffer{256, "cb:b:h", derived("concrete.place", {"b:h"}), Int(4096), 0, Int(8192)},
+      ConcreteBuffer{64, "cb:b:h.reduced", derived("concrete.place", {"b:h.reduced"}), Int(0), 1, Int(8256)},
+  };
+  Command fc;
+  fc.id = "c:p:t:op:fc";
+  fc.implementation = "cublas.gemm";
+  fc.lineage = derived("concrete.bind", {"p:t:op:fc"});
+  fc.reads = {0};
+  fc.writes = {1};
+  fc.attrs["kernel"] = "sm90_gemm";
+  Command ar;
+  ar.id = "c:p:t:op:fc:coll";
+  ar.kind = CommandKind::collective;
+  ar.device = 1;
+  ar.implementation = "nccl.all_reduce";
+  ar.lineage = derived("concrete.bind", {"p:t:op:fc:coll"});
+  ar.dependencies = {0};
+  ar.reads = {1};
+  ar.writes = {2};
+  ar.waits = {0};
+  fc.signals = {0};
+  Command gelu;
+  gelu.id = "c:p:t:op:gelu";
+  gelu.device = 1;
+  gelu.implementation = "triton.gelu";
+  gelu.lineage = derived("concrete.bind", {"p:t:op:gelu"});
+  gelu.dependencies = {1};
+  gelu.reads = {2};
+  c.commands = {fc, ar, gelu};
+  c.tokens = {Token{"tok:fc->coll"}};
+  c.queue = QueueSchedule{{Queue{{0}, 0, "q:0:compute", QueueKind::compute}, Queue{{1}, 1, "q:1:collective", QueueKind::collective},
+                           Queue{{2}, 1, "q:1:compute", QueueKind::compute}}};
+  c.target = TargetKind::queue;
+  return make_snapshot(std::move(c), {parent.digest});
+}
+
+struct Golden {
+  Snapshot<ModelIR> model = golden_model();
+  Snapshot<DistributedTaskIR> dist = golden_distributed(model);
+  Snapshot<PortablePlanIR> portable = golden_portable(dist);
+  Snapshot<ConcretePlanIR> concrete = golden_concrete(portable);
+};
+
+TEST(GoldenDump, Print) {
+  Golden g;
+  std::printf("%s\n%s\n%s\n%s\n", encode_snapshot(g.model).c_str(), encode_snapshot(g.dist).c_str(), encode_snapshot(g.portable).c_str(),
+              encode_snapshot(g.concrete).c_str());
+}
+
+}  // namespace
+}  // namespace plancert

@@ -1,0 +1,88 @@
+// Unit tests of exact numbers and symbolic expressions (core/numbers.h, core/expr.h).
+#include "core/expr.h"
+#include "core/numbers.h"
+
+#include <gtest/gtest.h>
+
+namespace plancert {
+namespace {
+
+Expr P(std::string_view s) {
+  std::string err;
+  auto e = Expr::parse(s, &err);
+  EXPECT_TRUE(e) << s << ": " << err;
+  return e.value_or(Expr());
+}
+
+TEST(Numbers, CanonicalIntegers) {
+  EXPECT_EQ(parse_int("0"), Int(0));
+  EXPECT_EQ(parse_int("-17"), Int(-17));
+  EXPECT_EQ(*parse_int("123456789012345678901234567890"), Int("123456789012345678901234567890"));
+  for (auto bad : {"", "-", "-0", "007", "+1", "1e3", "1.0", " 1", "0x10"}) EXPECT_FALSE(parse_int(bad)) << bad;
+  EXPECT_FALSE(parse_int(std::string(kMaxNumberDigits + 1, '9')));
+}
+
+TEST(Numbers, CanonicalRationals) {
+  EXPECT_EQ(*parse_rat("7/2"), make_rat(7, 2));
+  EXPECT_EQ(*parse_rat("-7/2"), make_rat(-7, 2));
+  for (auto bad : {"4/2", "1/1", "1/0", "1/-2", "-1/-2", "1/", "/2", "3/02"}) EXPECT_FALSE(parse_rat(bad)) << bad;
+  EXPECT_EQ(to_string(make_rat(1, -2)), "-1/2");  // Boost 1.74 would throw on cpp_rational(1, -2)
+  EXPECT_THROW(make_rat(1, 0), std::domain_error);
+  EXPECT_EQ(ceil(make_rat(-7, 2)), -3);
+  EXPECT_EQ(floor(make_rat(-7, 2)), -4);
+  EXPECT_EQ(ceil(make_rat(7, 2)), 4);
+}
+
+TEST(Expr, CanonicalFormAndIdentity) {
+  Expr B = Expr::symbol("B"), S = Expr::symbol("S"), H = Expr::symbol("H");
+  EXPECT_EQ((B * S + S * B).str(), "2*B*S");
+  EXPECT_EQ(((B + S) * (B - S)).str(), "B^2-S^2");
+  EXPECT_EQ((B * S * Expr(make_rat(3, 2)) - Expr(7)).str(), "3/2*B*S-7");
+  EXPECT_EQ((Expr(6) * B * S * H * H / Rat(3)).str(), "2*B*H^2*S");
+  EXPECT_TRUE((B - B).is_constant());
+  EXPECT_EQ((B - B).str(), "0");
+  // 96 B s l h^2 (1 + s/(6h) + V/(16 l h)) expands to the sum of its parts exactly.
+  Expr l = Expr::symbol("l"), V = Expr::symbol("V");
+  Expr lhs = Expr(96) * B * S * l * H * H;
+  Expr expanded = lhs + Expr(16) * B * S * S * l * H + Expr(6) * B * S * H * V;
+  EXPECT_EQ(P(expanded.str()), expanded);
+}
+
+TEST(Expr, ParseRejectsNonCanonical) {
+  std::string err;
+  EXPECT_TRUE(Expr::parse_canonical("2*B*S+B", &err));
+  EXPECT_FALSE(Expr::parse_canonical("B+2*B*S", &err));
+  EXPECT_NE(err.find("canonical: \"2*B*S+B\""), std::string::npos) << err;
+  for (auto bad : {"B+0", "1*B", "B*B", "2*S*B", "4/2*B", "B^1", "(B)", "B+", "ceil(S)", "2**B", "B^99"}) EXPECT_FALSE(Expr::parse_canonical(bad, &err)) << bad;
+  // nesting is bounded, not recursive without limit
+  std::string deep;
+  for (int i = 0; i < 40; ++i) deep += "max(";
+  deep += "B";
+  for (int i = 0; i < 40; ++i) deep += ",S)";
+  EXPECT_FALSE(Expr::parse(deep, &err));
+  EXPECT_NE(err.find("nested too deeply"), std::string::npos);
+}
+
+TEST(Expr, NodesSimplifyLocally) {
+  Expr S = Expr::symbol("S"), B = Expr::symbol("B");
+  EXPECT_EQ(Expr::ceil_div(Expr(8) * S, Expr(8)).str(), "S");
+  EXPECT_EQ(Expr::ceil_div(S, Expr(8)).str(), "ceil(S,8)");
+  EXPECT_EQ(Expr::ceil_div(Expr(17), Expr(8)).str(), "3");
+  EXPECT_EQ(Expr::floor_div(Expr(17), Expr(8)).str(), "2");
+  EXPECT_EQ(Expr::max(S, S + Expr(1)).str(), "S+1");
+  EXPECT_EQ(Expr::min(S, S + Expr(1)).str(), "S");
+  EXPECT_EQ(Expr::max(S, B).str(), Expr::max(B, S).str());
+  EXPECT_EQ(Expr::max(S, B).str(), "max(B,S)");
+  EXPECT_THROW(Expr::ceil_div(S, Expr(0)), std::domain_error);
+}
+
+TEST(Expr, Evaluation) {
+  Expr e = P("2*B*S+ceil(S,8)-max(B,S)");
+  auto env = [](std::string_view n) -> std::optional<Rat> { return n == "B" ? Rat(3) : n == "S" ? Rat(10) : std::optional<Rat>(); };
+  EXPECT_EQ(*e.eval(env), Rat(2 * 3 * 10 + 2 - 10));
+  EXPECT_FALSE(P("B*Q").eval(env));
+  EXPECT_EQ(P("2*B*S+ceil(S,8)").symbols(), (std::vector<std::string>{"B", "S"}));
+}
+
+}  // namespace
+}  // namespace plancert

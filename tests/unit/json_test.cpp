@@ -1,0 +1,106 @@
+// Unit tests of the strict reader, the canonical writer and snapshot decoding.
+#include "core/codec.h"
+#include "core/snapshot.h"
+
+#include <gtest/gtest.h>
+
+namespace plancert {
+namespace {
+
+std::string code_of(std::string_view text) {
+  try {
+    decode_snapshot(text);
+  } catch (const InputError& e) {
+    return e.diag.code + " " + e.diag.path;
+  }
+  return "ok";
+}
+
+const std::string kEmptyModel = R"({"digest":"00","parents":[],"payload":{"name":"m","operations":[],"rules":[],"symbols":[],"values":[]},"schema":"ModelIR","version":"1.0.0"})";
+
+std::string with(std::string_view from, std::string_view to) {
+  std::string s = kEmptyModel;
+  auto p = s.find(from);
+  EXPECT_NE(p, std::string::npos) << from;
+  return s.replace(p, from.size(), to);
+}
+
+TEST(Json, CanonicalStringEscapes) {
+  EXPECT_EQ(json::quote("a\"b\\c\n\t\x01\x7f é/"), "\"a\\\"b\\\\c\\n\\t\\u0001\x7f é/\"");
+  EXPECT_EQ(json::quote(std::string("\0", 1)), "\"\\u0000\"");
+  EXPECT_EQ(json::quote("\x1f"), "\"\\u001f\"");
+}
+
+TEST(Json, ReaderUnescapesAndValidates) {
+  json::Reader r(R"(["\u00e9\ud83d\ude00\/", "x"])");
+  r.begin_array();
+  ASSERT_TRUE(r.next_element());
+  EXPECT_EQ(r.string(), "é😀/");
+  ASSERT_TRUE(r.next_element());
+  EXPECT_EQ(r.string(), "x");
+  EXPECT_FALSE(r.next_element());
+  r.finish();
+}
+
+TEST(Json, SnapshotDecodeErrorsCarryCodeAndPointer) {
+  EXPECT_EQ(code_of(kEmptyModel), "ok");
+  EXPECT_EQ(code_of(""), "JSON-1 ");
+  EXPECT_EQ(code_of("   "), "JSON-1 ");
+  EXPECT_EQ(code_of(kEmptyModel.substr(0, 60)).substr(0, 6), "JSON-1");
+  EXPECT_EQ(code_of(kEmptyModel + "x"), "JSON-1 ");
+  EXPECT_EQ(code_of(with(R"("name":"m")", R"("name":"m","name":"n")")), "JSON-2 /payload/name");
+  EXPECT_EQ(code_of(with(R"("name":"m")", R"("name":1.5)")), "JSON-3 /payload/name");
+  EXPECT_EQ(code_of(with(R"("operations":[])", R"("operations":[01])")), "JSON-4 /payload/operations/0");
+  EXPECT_EQ(code_of(with(R"("name":"m")", "\"name\":\"\xff\"")), "JSON-6 /payload/name");
+  EXPECT_EQ(code_of(with(R"("name":"m")", R"("name":"\ud800")")), "JSON-6 /payload/name");
+  EXPECT_EQ(code_of(with(R"("ModelIR")", R"("ModelIRx")")), "SCHEMA-1 /schema");
+  EXPECT_EQ(code_of(with(R"("1.0.0")", R"("2.0.0")")), "SCHEMA-2 /version");
+  EXPECT_EQ(code_of(with(R"("name":"m",)", "")), "SCHEMA-3 /payload");
+  EXPECT_EQ(code_of(with(R"("name":"m")", R"("name":"m","extra":1)")), "SCHEMA-4 /payload/extra");
+  EXPECT_EQ(code_of(with(R"("name":"m")", R"("name":7)")), "SCHEMA-5 /payload/name");
+  EXPECT_EQ(code_of(with(R"("symbols":[])", R"("symbols":[{"axis":"nope","divisible_by":"1","integer":true,"max":null,"min":"1","name":"B"}])")),
+            "SCHEMA-6 /payload/symbols/0/axis");
+  EXPECT_EQ(code_of(with(R"("symbols":[])", R"("symbols":[{"axis":"workload","divisible_by":"01","integer":true,"max":null,"min":"1","name":"B"}])")),
+            "SCHEMA-7 /payload/symbols/0/divisible_by");
+  EXPECT_EQ(code_of(with(R"("operations":[])", R"("operations":[{"attrs":{},"effects":[{"kind":"read","value":99999999999999999999}]}])")),
+            "SCHEMA-8 /payload/operations/0/effects/0/value");
+}
+
+TEST(Json, DeepNestingIsRejectedWithoutRecursion) {
+  std::string deep(200000, '[');
+  deep += std::string(200000, ']');
+  EXPECT_EQ(code_of(deep), "SCHEMA-5 ");
+  EXPECT_EQ(code_of(with(R"("name":"m")", "\"name\":" + deep)).substr(0, 8), "JSON-5 /");
+  std::string deepobj;
+  for (int i = 0; i < 200000; ++i) deepobj += "{\"a\":";
+  EXPECT_EQ(code_of(with(R"("name":"m")", "\"name\":" + deepobj)).substr(0, 6), "JSON-5");
+}
+
+TEST(Json, RoundTripIsByteIdentical) {
+  ModelIR m;
+  m.name = "t\n\"q\"";
+  m.rules = {"frontend"};
+  Symbol s;
+  s.name = "B";
+  s.max = Int(64);
+  m.symbols.push_back(s);
+  ModelValue v;
+  v.id = "x";
+  v.dtype = "bf16";
+  v.role = ValueRole::input;
+  v.lineage.rule = "frontend";
+  v.shape = {Expr::symbol("B"), Expr(Int("123456789012345678901234567890"))};
+  m.values.push_back(v);
+  auto snap = make_snapshot(m, {});
+  std::string bytes = encode_snapshot(snap);
+  auto back = decode_snapshot(bytes);
+  EXPECT_EQ(encode_snapshot(std::get<Snapshot<ModelIR>>(back)), bytes);
+  EXPECT_EQ(recompute_digest(back), snap.digest);
+  // whitespace and key order do not change the digest (it is over the canonical payload)
+  std::string pretty = bytes;
+  pretty.insert(1, "\n  ");
+  EXPECT_EQ(recompute_digest(decode_snapshot(pretty)), snap.digest);
+}
+
+}  // namespace
+}  // namespace plancert

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+/// \file
+/// \brief The gate: the one way into the trusted state. A Committed<P> exists only if the
+/// gate verified the snapshot's own obligations and its transition from a committed parent.
+#pragma once
+
+#include "core/diag.h"
+#include "core/snapshot.h"
+
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace plancert {
+
+class Gate;
+
+/// A verified snapshot. Only the Gate constructs one; copies share the immutable snapshot.
+template <class P>
+class Committed {
+ public:
+  /// The verified snapshot.
+  [[nodiscard]] const Snapshot<P>& snapshot() const { return *s_; }
+  /// Its payload.
+  [[nodiscard]] const P& payload() const { return s_->payload; }
+  /// Its digest.
+  [[nodiscard]] const std::string& digest() const { return s_->digest; }
+  /// Obligation IDs the gate checked to commit it.
+  [[nodiscard]] const std::vector<std::string_view>& obligations() const { return *obligations_; }
+
+ private:
+  friend class Gate;
+  Committed(Snapshot<P> s, const std::vector<std::string_view>* obligations)
+      : s_(std::make_shared<const Snapshot<P>>(std::move(s))), obligations_(obligations) {}
+  std::shared_ptr<const Snapshot<P>> s_;
+  const std::vector<std::string_view>* obligations_;
+};
+
+/// Why the gate refused a snapshot.
+struct Rejection {
+  Diagnostics diagnostics;  ///< every finding
+};
+
+/// Witnesses an untrusted pass may hand the gate. The gate checks them; it never trusts them.
+struct Witnesses {
+  /// A claimed topological order of the snapshot's tasks / commands / instructions (DAG-3).
+  std::optional<Indices> topological_order;
+};
+
+/// Result of a commit.
+template <class P>
+using CommitResult = std::variant<Committed<P>, Rejection>;
+
+/// The commit gate.
+class Gate {
+ public:
+  /// Commits a root snapshot (ModelIR).
+  static CommitResult<ModelIR> commit_root(Snapshot<ModelIR> s, const Witnesses& w = {});
+  /// Commits `s` as a child of the committed `parent`.
+  template <class P, class Q>
+  static CommitResult<P> commit(const Committed<Q>& parent, Snapshot<P> s, const Witnesses& w = {});
+};
+
+/// Obligation IDs checked for a snapshot of variant index `layer` (see AnySnapshot), with or
+/// without the transition obligations against a parent.
+const std::vector<std::string_view>& obligations_checked(std::size_t layer, bool transition);
+
+/// MEM-2's reference: the peak over a stage schedule of the activations of the in-flight
+/// (chunk, microbatch) pairs, given one microbatch's activation bytes per chunk; nullopt when
+/// chunks of different symbolic sizes make the maximum undecidable by normalisation alone.
+std::optional<Expr> schedule_peak(const StageSchedule& s, const std::vector<Expr>& chunk_bytes);
+
+/// Bytes per element of a ModelIR dtype name ("bf16", "fp16": 2; "fp32", "i32": 4; "u8": 1).
+std::optional<std::int64_t> dtype_size(std::string_view dtype);
+
+/// DAG-3: checks a claimed topological order of `n` entities with the given dependency lists.
+void check_topological_witness(Diagnostics& d, const Indices& order, const std::vector<const Indices*>& deps, std::string_view array);
+
+}  // namespace plancert

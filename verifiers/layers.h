@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+/// \file
+/// \brief Internal: the per-layer obligation families, called by verify.cpp after the
+/// structural checks (REF, ID, DAG) have passed for the arrays they index through.
+#pragma once
+
+#include "verifiers/check.h"
+
+namespace plancert::layers {
+
+/// FLOW-1..3 on a ModelIR.
+void flow(check::Ctx& c, const ModelIR& m);
+/// MESH-1..3 on a DistributedTaskIR.
+void mesh(check::Ctx& c, const DistributedTaskIR& d);
+/// BUF-1..4 on a PortablePlanIR.
+void buffers(check::Ctx& c, const PortablePlanIR& p);
+/// ALIGN, CAP, QUEUE, SLOT, ROUTE, TOKEN, DEADLOCK on a ConcretePlanIR.
+void concrete(check::Ctx& c, const ConcretePlanIR& p);
+/// TIME-1..5 of a TimelineBundle against its ConcretePlanIR.
+void timeline(check::Ctx& c, const ConcretePlanIR& plan, const TimelineBundle& t);
+/// MACHINE-2..3 on a MachineIR alone.
+void machine(check::Ctx& c, const MachineIR& m);
+/// MACHINE-1 and MACHINE-4 of a MachineIR against its ConcretePlanIR.
+void machine_trace(check::Ctx& c, const ConcretePlanIR& plan, const MachineIR& m);
+/// OBS-2..3 on an ObservationSet alone.
+void observations(check::Ctx& c, const ObservationSet& o);
+/// WORK-3, COLL-1..2, P2P-1..2, SCHED-1 on a DistributedTaskIR.
+void distributed(check::Ctx& c, const DistributedTaskIR& d);
+/// WORK-2, VOL-1, SHARD-1..3 of a DistributedTaskIR against its ModelIR.
+void model_to_distributed(check::Ctx& c, const ModelIR& m, const DistributedTaskIR& d);
+/// MEM-1, MEM-3, WORK-3 on a PortablePlanIR.
+void portable(check::Ctx& c, const PortablePlanIR& p);
+/// WORK-1, MEM-2 of a PortablePlanIR against its DistributedTaskIR.
+void distributed_to_portable(check::Ctx& c, const DistributedTaskIR& d, const PortablePlanIR& p);
+/// OBS-1 against the ConcretePlanIR.
+void observations_trace(check::Ctx& c, const ConcretePlanIR& plan, const ObservationSet& o);
+
+}  // namespace plancert::layers

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: Apache-2.0
+// Cross-stage families: WORK (conservation), SHARD, COLL, P2P, VOL, MEM, SCHED.
+#include "verifiers/gate.h"
+#include "verifiers/layers.h"
+
+#include <map>
+#include <unordered_map>
+
+namespace plancert {
+
+std::optional<Expr> schedule_peak(const StageSchedule& s, const std::vector<Expr>& chunk_bytes) {
+  std::vector<std::int64_t> count(chunk_bytes.size(), 0);
+  bool equal = true, constant = true;
+  for (const auto& b : chunk_bytes) { equal = equal && b == chunk_bytes.front(); constant = constant && b.is_constant(); }
+  std::int64_t in_flight = 0, peak_count = 0;
+  Rat peak_value = 0;
+  for (const auto& st : s.steps) {
+    if (st.chunk < 0 || static_cast<std::size_t>(st.chunk) >= count.size()) return std::nullopt;
+    std::int64_t delta = st.kind == StepKind::forward ? 1 : -1;
+    count[static_cast<std::size_t>(st.chunk)] += delta;
+    in_flight += delta;
+    peak_count = std::max(peak_count, in_flight);
+    if (constant && !equal) {
+      Rat v = 0;
+      for (std::size_t k = 0; k < count.size(); ++k) v += Rat(count[k]) * *chunk_bytes[k].constant();
+      peak_value = std::max(peak_value, v);
+    }
+  }
+  if (chunk_bytes.empty() || equal) return chunk_bytes.empty() ? Expr() : Expr(peak_count) * chunk_bytes.front();
+  if (constant) return Expr(peak_value);
+  return std::nullopt;  // chunks of different symbolic sizes: not decided here (rejected as such)
+}
+
+std::optional<std::int64_t> dtype_size(std::string_view dtype) {
+  if (dtype == "bf16" || dtype == "fp16") return 2;
+  if (dtype == "fp32" || dtype == "i32") return 4;
+  if (dtype == "u8") return 1;
+  return std::nullopt;
+}
+
+namespace layers {
+using check::at;
+namespace {
+
+std::int64_t axis_size(const Mesh& m, std::string_view axis, std::int64_t& stride) {
+  stride = 1;
+  for (auto it = m.axes.rbegin(); it != m.axes.rend(); ++it) {
+    if (it->name == axis) return it->size;
+    stride *= it->size;
+  }
+  return -1;
+}
+
+// Divisibility of a polynomial by n from the symbols' divisibility facts (sufficient test).
+bool divisible(const Expr& e, const Int& n, const std::vector<Symbol>& symbols) {
+  for (const auto& term : e.terms()) {
+    if (boost::multiprecision::denominator(term.coef) != 1) return false;
+    Int f = boost::multiprecision::numerator(term.coef);
+    for (const auto& fac : term.mono) {
+      Int div = 1;
+      for (const auto& s : symbols)
+        if (fac.atom->kind == Atom::Kind::Symbol && s.name == fac.atom->name) div = s.divisible_by;
+      for (unsigned k = 0; k < fac.power; ++k) f *= div;
+    }
+    if (f % n != 0) return false;
+  }
+  return true;
+}
+
+Expr task_total(const DistTask& t, const Expr& x) { return x * Expr(make_rat(t.repeat * static_cast<std::int64_t>(t.ranks.size()), t.replication)); }
+
+}  // namespace
+
+void distributed(check::Ctx& c, const DistributedTaskIR& d) {
+  std::int64_t world = 1;
+  for (const auto& a : d.mesh.axes) world *= a.size;
+  for (std::size_t i = 0; i < d.tasks.size(); ++i) {
+    const auto& t = d.tasks[i];
+    if (t.repeat < 1 || t.replication < 1 || t.ranks.size() % static_cast<std::size_t>(t.replication) != 0)
+      c.err("WORK-3", at("tasks", i), "repeat and replication must be positive and replication must divide the rank count");
+    if (t.collective) {
+      // COLL-1: participants are the group, and the group is a union of complete axis groups.
+      const auto& col = *t.collective;
+      std::int64_t stride = 1, n = col.axis.empty() ? static_cast<std::int64_t>(t.ranks.size()) : axis_size(d.mesh, col.axis, stride);
+      if (col.group != t.ranks || n < 1) { c.err("COLL-1", at("tasks", i, "collective"), "the collective's group must equal the task's ranks and its axis must be a mesh axis"); continue; }
+      if (!col.axis.empty()) {
+        std::unordered_map<std::int64_t, std::int64_t> members;
+        for (Index r : t.ranks) ++members[r - ((r / stride) % n) * stride];
+        for (const auto& [base, k] : members)
+          if (k != n) { c.err("COLL-1", at("tasks", i, "collective/group"), "the " + col.axis + " group of rank " + std::to_string(base) + " is incomplete: " + std::to_string(k) + " of " + std::to_string(n) + " ranks"); break; }
+      }
+      // COLL-2: a group shares one pipeline stage, hence one schedule and one issue order.
+      if (col.axis == "pp" || (col.axis.empty() && d.mesh.axes.size() > 0 && d.mesh.axes.front().name == "pp" && d.mesh.axes.front().size > 1 &&
+                               t.ranks.front() / (world / d.mesh.axes.front().size) != t.ranks.back() / (world / d.mesh.axes.front().size)))
+        c.err("COLL-2", at("tasks", i, "collective/axis"), "a collective spanning pipeline stages has no common schedule to order it on every rank");
+    }
+    if (t.kind == TaskKind::send || t.kind == TaskKind::recv) {
+      const auto& peer = d.tasks[static_cast<std::size_t>(*t.peer)];
+      TaskKind want = t.kind == TaskKind::send ? TaskKind::recv : TaskKind::send;
+      bool disjoint = peer.ranks.front() > t.ranks.back() || peer.ranks.back() < t.ranks.front();
+      if (peer.kind != want || peer.peer != static_cast<Index>(i) || !(peer.work.message_bytes == t.work.message_bytes) || peer.repeat != t.repeat ||
+          peer.ranks.size() != t.ranks.size() || !disjoint)
+        c.err("P2P-1", at("tasks", i, "peer"), "a send and its receive must name each other and agree on bytes, repetition and rank count, on disjoint ranks");
+      else if (t.kind == TaskKind::recv && std::find(t.dependencies.begin(), t.dependencies.end(), *t.peer) == t.dependencies.end())
+        c.err("P2P-2", at("tasks", i, "dependencies"), "a receive must depend on its send");
+    }
+  }
+  // SCHED-1: each stage's schedule runs every (chunk, microbatch) forward once, then backward once.
+  std::vector<bool> seen_stage;
+  for (std::size_t k = 0; k < d.schedule.size(); ++k) {
+    const auto& s = d.schedule[k];
+    std::string path = "/payload/schedule/" + std::to_string(k);
+    if (s.chunks < 1 || s.stage < 0 || d.microbatches < 1 || s.chunks * d.microbatches > (std::int64_t{1} << 26)) { c.err("SCHED-1", path, "stage, chunk count and microbatches must be positive and bounded"); continue; }
+    if (static_cast<std::size_t>(s.stage) >= seen_stage.size()) seen_stage.resize(static_cast<std::size_t>(s.stage) + 1, false);
+    if (seen_stage[static_cast<std::size_t>(s.stage)]) c.err("SCHED-1", path + "/stage", "stage " + std::to_string(s.stage) + " has two schedules");
+    seen_stage[static_cast<std::size_t>(s.stage)] = true;
+    std::vector<std::int8_t> state(static_cast<std::size_t>(s.chunks * d.microbatches), 0);
+    bool ok = s.steps.size() == state.size() * 2;
+    for (std::size_t j = 0; j < s.steps.size() && ok; ++j) {
+      const auto& st = s.steps[j];
+      if (st.chunk < 0 || st.chunk >= s.chunks || st.microbatch < 0 || st.microbatch >= d.microbatches) { ok = false; break; }
+      auto& x = state[static_cast<std::size_t>(st.chunk * d.microbatches + st.microbatch)];
+      if (x != (st.kind == StepKind::forward ? 0 : 1)) ok = false;
+      ++x;
+    }
+    if (!ok) c.err("SCHED-1", path + "/steps", "the schedule must run every (chunk, microbatch) forward exactly once and then backward exactly once");
+  }
+}
+
+void model_to_distributed(check::Ctx& c, const ModelIR& m, const DistributedTaskIR& d) {
+  std::unordered_map<std::string_view, std::size_t> op_of, value_of;
+  for (std::size_t i = 0; i < m.operations.size(); ++i) op_of[m.operations[i].id] = i;
+  for (std::size_t i = 0; i < m.values.size(); ++i) value_of[m.values[i].id] = i;
+  std::int64_t dp = 1, stride = 1;
+  if (std::int64_t s = axis_size(d.mesh, "dp", stride); s > 0) dp = s;
+  // WORK-2: per model operation and phase, the matrix work summed over ranks and microbatches.
+  std::vector<Expr> fwd(m.operations.size()), rec(m.operations.size()), bwd(m.operations.size());
+  bool training = false;
+  for (std::size_t i = 0; i < d.tasks.size(); ++i) {
+    const auto& t = d.tasks[i];
+    if (t.kind != TaskKind::compute || t.phase == Phase::optimizer || t.phase == Phase::none) continue;
+    auto it = t.lineage.sources.size() == 1 ? op_of.find(t.lineage.sources[0]) : op_of.end();
+    if (it == op_of.end()) { c.err("WORK-2", at("tasks", i, "lineage/sources"), "a compute task must derive from exactly one model operation"); continue; }
+    Expr total = task_total(t, t.work.matrix_ops);
+    if (t.phase == Phase::forward) fwd[it->second] += total;
+    else if (t.phase == Phase::recompute) rec[it->second] += total;
+    else { bwd[it->second] += total; training = true; }
+  }
+  const Expr scale(d.microbatches * dp);
+  for (std::size_t i = 0; i < m.operations.size(); ++i) {
+    Expr w = m.operations[i].work.matrix_ops * scale;
+    std::string path = at("operations", i, "work/matrix_ops");
+    if (!(fwd[i] == w)) c.err("WORK-2", path, "forward matrix work over all ranks and microbatches is " + fwd[i].str() + ", the model's work times m*dp is " + w.str());
+    if (!(rec[i] == Expr()) && !(rec[i] == w)) c.err("WORK-2", path, "recomputed matrix work is " + rec[i].str() + ", expected 0 or " + w.str());
+    Expr want_b = training ? Expr(2) * w : Expr();
+    if (!(bwd[i] == want_b)) c.err("WORK-2", path, "backward matrix work is " + bwd[i].str() + ", expected " + want_b.str());
+  }
+  // VOL-1: a collective's logical payload is the bytes of the value it moves.
+  for (std::size_t i = 0; i < d.tasks.size(); ++i) {
+    const auto& t = d.tasks[i];
+    if (!t.collective || t.value.empty()) continue;
+    auto it = value_of.find(t.value);
+    std::optional<std::int64_t> e = it == value_of.end() ? std::nullopt : dtype_size(m.values[it->second].dtype);
+    Expr want;
+    if (e) { want = Expr(*e); for (const auto& dim : m.values[it->second].shape) want = want * dim; }
+    if (!e || !(t.collective->message_bytes == want))
+      c.err("VOL-1", at("tasks", i, "collective/message_bytes"), "the payload must be the bytes of value \"" + t.value + "\"" + (e ? " (" + want.str() + ")" : std::string(", which the model does not define with a known dtype")));
+  }
+  // SHARD-1/2/3: split dimensions divide, pieces match the mesh, every weight is owned.
+  std::vector<bool> owned(m.values.size(), false);
+  for (std::size_t k = 0; k < d.shards.size(); ++k) {
+    const auto& s = d.shards[k];
+    std::string path = "/payload/shards/" + std::to_string(k);
+    auto it = value_of.find(s.value);
+    if (it == value_of.end()) { c.err("SHARD-1", path + "/value", "\"" + s.value + "\" is not a value of the model"); continue; }
+    owned[it->second] = true;
+    const auto& shape = m.values[it->second].shape;
+    std::int64_t stride2 = 1, n = s.axis.empty() ? 1 : axis_size(d.mesh, s.axis, stride2);
+    if (s.pieces != n || (s.axis.empty() != (s.dim < 0)) || s.dim >= static_cast<std::int64_t>(shape.size()))
+      c.err("SHARD-2", path, "pieces must equal the size of the split axis, and a split needs a dimension of the value");
+    else if (s.dim >= 0 && !divisible(shape[static_cast<std::size_t>(s.dim)], Int(s.pieces), d.symbols))
+      c.err("SHARD-1", path + "/dim", "dimension " + shape[static_cast<std::size_t>(s.dim)].str() + " is not divisible by " + std::to_string(s.pieces) + " for every allowed shape");
+  }
+  if (!d.shards.empty())
+    for (std::size_t v = 0; v < m.values.size(); ++v)
+      if (m.values[v].role == ValueRole::weight && !owned[v]) c.err("SHARD-3", "/payload/shards", "weight \"" + m.values[v].id + "\" is owned by no stage");
+}
+
+void portable(check::Ctx& c, const PortablePlanIR& p) {
+  std::map<std::int64_t, std::array<Expr, 6>> by_stage;
+  std::map<std::int64_t, std::array<int, 6>> count;
+  for (std::size_t k = 0; k < p.memory.size(); ++k) {
+    const auto& f = p.memory[k];
+    std::string path = "/payload/memory/" + std::to_string(k);
+    Expr sum;
+    bool refs_ok = true;
+    for (std::size_t j = 0; j < f.buffers.size(); ++j) {
+      if (!check::ref(c, f.buffers[j], p.buffers.size(), path + "/buffers/" + std::to_string(j))) { refs_ok = false; continue; }
+      sum += p.buffers[static_cast<std::size_t>(f.buffers[j])].size;
+    }
+    bool derived = f.category == MemoryCategory::activations_peak || f.category == MemoryCategory::total;
+    if (refs_ok && !derived && !(sum == f.bytes)) c.err("MEM-1", path + "/bytes", "claims " + f.bytes.str() + " bytes but its buffers add up to " + sum.str());
+    if (f.category != MemoryCategory::activations) {
+      by_stage[f.stage][static_cast<std::size_t>(f.category)] = f.bytes;
+      ++count[f.stage][static_cast<std::size_t>(f.category)];
+    }
+  }
+  for (const auto& [stage, b] : by_stage) {
+    const auto& n = count[stage];
+    using M = MemoryCategory;
+    auto ix = [](M m) { return static_cast<std::size_t>(m); };
+    if (n[ix(M::weights)] != 1 || n[ix(M::weight_gradients)] != 1 || n[ix(M::optimizer_state)] != 1 || n[ix(M::activations_peak)] != 1 || n[ix(M::total)] != 1)
+      c.err("MEM-3", "/payload/memory", "stage " + std::to_string(stage) + " must have exactly one fact of each category");
+    else if (!(b[ix(M::total)] == b[ix(M::weights)] + b[ix(M::weight_gradients)] + b[ix(M::optimizer_state)] + b[ix(M::activations_peak)]))
+      c.err("MEM-3", "/payload/memory", "stage " + std::to_string(stage) + ": total is not weights + gradients + optimizer state + peak activations");
+  }
+  for (std::size_t i = 0; i < p.tasks.size(); ++i)
+    if (p.tasks[i].repeat < 1 || p.tasks[i].replication < 1 || p.tasks[i].ranks.size() % static_cast<std::size_t>(p.tasks[i].replication) != 0)
+      c.err("WORK-3", at("tasks", i), "repeat and replication must be positive and replication must divide the rank count");
+}
+
+void distributed_to_portable(check::Ctx& c, const DistributedTaskIR& d, const PortablePlanIR& p) {
+  // WORK-1: every portable task copies exactly one distributed task, which is copied once.
+  std::unordered_map<std::string_view, std::size_t> task_of;
+  for (std::size_t i = 0; i < d.tasks.size(); ++i) task_of[d.tasks[i].id] = i;
+  std::vector<int> copies(d.tasks.size(), 0);
+  for (std::size_t i = 0; i < p.tasks.size(); ++i) {
+    const auto& pt = p.tasks[i];
+    auto it = pt.lineage.sources.size() == 1 ? task_of.find(pt.lineage.sources[0]) : task_of.end();
+    if (it == task_of.end()) { c.err("WORK-1", at("tasks", i, "lineage/sources"), "a portable task must derive from exactly one distributed task"); continue; }
+    const auto& dt = d.tasks[it->second];
+    ++copies[it->second];
+    const Work &a = pt.work, &b = dt.work;
+    if (!(a.matrix_ops == b.matrix_ops && a.vector_ops == b.vector_ops && a.read_bytes == b.read_bytes && a.write_bytes == b.write_bytes &&
+          a.message_bytes == b.message_bytes && a.temporary_bytes == b.temporary_bytes && a.persistent_bytes == b.persistent_bytes) ||
+        pt.kind != dt.kind || pt.phase != dt.phase || pt.repeat != dt.repeat || pt.replication != dt.replication || pt.ranks != dt.ranks)
+      c.err("WORK-1", at("tasks", i, "work"), "the work vector, kind, phase, repetition and ranks must equal those of distributed task \"" + dt.id + "\" exactly");
+  }
+  for (std::size_t i = 0; i < d.tasks.size(); ++i)
+    if (copies[i] != 1) c.err("WORK-1", "/payload/tasks", "distributed task \"" + d.tasks[i].id + "\" is planned " + std::to_string(copies[i]) + " times, not once");
+  // MEM-2: the peak activation fact is the schedule's peak of in-flight chunk activations.
+  std::map<std::pair<std::int64_t, std::int64_t>, Expr> chunk;
+  std::map<std::int64_t, Expr> peak;
+  for (const auto& f : p.memory) {
+    if (f.category == MemoryCategory::activations) chunk[{f.stage, f.chunk}] = f.bytes;
+    if (f.category == MemoryCategory::activations_peak) peak[f.stage] = f.bytes;
+  }
+  for (std::size_t k = 0; k < d.schedule.size(); ++k) {
+    const auto& s = d.schedule[k];
+    std::vector<Expr> per;
+    for (std::int64_t ch = 0; ch < s.chunks; ++ch) per.push_back(chunk[{s.stage, ch}]);
+    auto want = schedule_peak(s, per);
+    if (!want) c.err("MEM-2", "/payload/memory", "stage " + std::to_string(s.stage) + ": the peak over chunks of different symbolic sizes is not decided");
+    else if (!peak.count(s.stage) || !(peak[s.stage] == *want))
+      c.err("MEM-2", "/payload/memory", "stage " + std::to_string(s.stage) + ": peak activations must be " + want->str() + " (the schedule's peak of in-flight microbatch activations)");
+  }
+}
+
+}  // namespace layers
+}  // namespace plancert

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+/// \file
+/// \brief The trusted verifiers: snapshot obligations of every layer and transition
+/// obligations against a parent snapshot. Obligation IDs are those of spec/.
+///
+/// Structural checks (REF, ID) run before anything that indexes through references, so a
+/// malformed snapshot cannot crash a later check. Every check is linear (or n log n) in the
+/// size of the snapshot, and iterative: no recursion whose depth an input controls.
+#pragma once
+
+#include "core/diag.h"
+#include "core/snapshot.h"
+
+namespace plancert {
+
+/// Checks every snapshot obligation of `s`'s layer: DIGEST-1/2/4, ID, REF, DAG, LINEAGE-1,
+/// ATTR and the layer's families (FLOW, MESH, BUF, ALIGN, CAP, QUEUE, SLOT, ROUTE, TOKEN,
+/// DEADLOCK, TIME-2, MACHINE-2/3, OBS-2/3).
+Diagnostics verify_snapshot(const AnySnapshot& s);
+
+/// Checks the transition obligations of `child` against `parent`: DIGEST-3 (the parent's
+/// digest is listed), DIGEST-5 (the parent is the layer before), LINEAGE-2 (every lineage
+/// source names an entity of the parent), and the obligations that need the parent's
+/// entities (TIME-1/3/4/5, MACHINE-1/4, OBS-1). `parent` must itself be verified.
+Diagnostics verify_transition(const AnySnapshot& parent, const AnySnapshot& child);
+
+/// True when the snapshot's layer can only be checked against a parent (TimelineBundle,
+/// MachineIR, ObservationSet reference the ConcretePlanIR's commands).
+bool needs_parent(const AnySnapshot& s);
+
+/// Exit code class of an obligation code: JSON-*, SCHEMA-*, CONFIG-*, IO-* are malformed input
+/// (exit 2); every other code is a rejection (exit 1).
+Exit exit_for_code(std::string_view code);
+
+}  // namespace plancert
