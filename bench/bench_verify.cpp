@@ -44,6 +44,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -67,6 +68,7 @@ using Clock = std::chrono::steady_clock;
 
 bool g_failed = false;
 fs::path g_dir;
+fs::path g_self;  // this program (runs the --measure helper and the --verify-child path)
 TargetKind g_target = TargetKind::queue;
 constexpr std::size_t kEdgesPerCommand = 3;
 constexpr double kMiB = 1024.0 * 1024.0;
@@ -162,9 +164,20 @@ bool usable(benchmark::State& state, const Plan& p) {
   return false;
 }
 
-void common_counters(benchmark::State& state, const Plan& p, double total_seconds) {
+// Seconds of the timed iterations: their sum and the fastest (the least disturbed by other load).
+struct Times {
+  double sum = 0, min = 0;
+  int count = 0;
+  void add(double s) {
+    min = count++ ? std::min(min, s) : s;
+    sum += s;
+  }
+};
+
+void common_counters(benchmark::State& state, const Plan& p, const Times& t) {
   auto iters = static_cast<double>(state.iterations());
-  state.counters["ns_per_cmd"] = iters > 0 ? total_seconds * 1e9 / iters / static_cast<double>(p.n) : 0.0;
+  state.counters["ns_per_cmd"] = iters > 0 ? t.sum * 1e9 / iters / static_cast<double>(p.n) : 0.0;
+  state.counters["min_s"] = t.min;
   state.counters["file_MiB"] = static_cast<double>(p.bytes) / kMiB;
   state.SetBytesProcessed(static_cast<std::int64_t>(p.bytes) * state.iterations());
   state.SetItemsProcessed(static_cast<std::int64_t>(p.n) * state.iterations());
@@ -172,55 +185,88 @@ void common_counters(benchmark::State& state, const Plan& p, double total_second
 
 // ---- end to end, in a subprocess ----------------------------------------------------------
 
+// Peak RSS needs care: ru_maxrss of a child includes the high-water mark of the memory
+// image it started from (its parent's, shared by vfork/posix_spawn, or copied by fork) until
+// it execs. This process holds the big plans, so it never starts the measured program itself:
+// it spawns a fresh copy of itself, `bench_verify --measure OUT CMD...` (a few MiB), which
+// forks and execs CMD, waits for it with wait4() and prints wall time and rusage.
+
 struct RunResult {
   double wall_s = 0, user_s = 0, sys_s = 0;
   double maxrss_kib = 0;
-  int status = 0;
-  std::string output;
   std::string error;
 };
 
 double tv_seconds(const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; }
 
-RunResult run_process(const std::vector<std::string>& args) {
+// `--measure OUT CMD ARGS...`: runs CMD (stdout and stderr to OUT) and prints
+// "wall_s user_s sys_s maxrss_kib wait_status".
+int measure_main(int argc, char** argv) {
+  if (argc < 4) return 2;
+  int fd = ::open(argv[2], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return 3;
+  auto t0 = Clock::now();
+  pid_t pid = ::fork();
+  if (pid < 0) return 3;
+  if (pid == 0) {
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    ::execv(argv[3], argv + 3);
+    ::_exit(127);
+  }
+  int status = 0;
+  rusage ru{};
+  pid_t w;
+  do w = ::wait4(pid, &status, 0, &ru);
+  while (w < 0 && errno == EINTR);
+  double wall = since(t0);
+  ::close(fd);
+  if (w != pid) return 3;
+  std::printf("%.9f %.6f %.6f %ld %d\n", wall, tv_seconds(ru.ru_utime), tv_seconds(ru.ru_stime), static_cast<long>(ru.ru_maxrss), status);
+  return 0;
+}
+
+RunResult run_measured(const std::vector<std::string>& cmd) {
   RunResult r;
-  fs::path out = g_dir / "child-output.txt";
+  fs::path out = g_dir / "child-output.txt", res = g_dir / "child-rusage.txt";
+  std::vector<std::string> args{g_self.string(), "--measure", out.string()};
+  args.insert(args.end(), cmd.begin(), cmd.end());
   std::vector<char*> argv;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  posix_spawn_file_actions_addopen(&fa, 1, res.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid = 0;
-  auto t0 = Clock::now();
   int rc = posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
   if (rc != 0) {
     r.error = bench::cat("cannot start ", args[0], ": ", std::strerror(rc));
     return r;
   }
-  int status = 0;
-  rusage ru{};
-  pid_t w;
-  do w = wait4(pid, &status, 0, &ru);
-  while (w < 0 && errno == EINTR);
-  r.wall_s = since(t0);
-  if (w != pid) {
-    r.error = std::string("wait4 failed: ") + std::strerror(errno);
+  int hs = 0;
+  while (::waitpid(pid, &hs, 0) < 0 && errno == EINTR) {
+  }
+  int status = -1;
+  long rss = 0;
+  std::istringstream line;
+  try {
+    line.str(bench::read_whole_file(res));
+  } catch (const std::exception&) {
+  }
+  if (!WIFEXITED(hs) || WEXITSTATUS(hs) != 0 || !(line >> r.wall_s >> r.user_s >> r.sys_s >> rss >> status)) {
+    r.error = "the --measure helper failed";
     return r;
   }
-  r.maxrss_kib = static_cast<double>(ru.ru_maxrss);  // KiB on Linux
-  r.user_s = tv_seconds(ru.ru_utime);
-  r.sys_s = tv_seconds(ru.ru_stime);
-  r.status = status;
+  r.maxrss_kib = static_cast<double>(rss);  // KiB on Linux
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::string output;
     try {
-      r.output = bench::read_whole_file(out).substr(0, 2000);
+      output = bench::read_whole_file(out).substr(0, 2000);
     } catch (const std::exception&) {
     }
-    r.error = bench::cat(args[0], " ", args[1], " failed (", WIFEXITED(status) ? "exit " : "signal ",
-                         std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status)), "): ", r.output);
+    r.error = bench::cat(cmd[0], " ", cmd[1], " failed (", WIFEXITED(status) ? "exit " : "signal ",
+                         std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status)), "): ", output);
   }
   return r;
 }
@@ -229,16 +275,17 @@ void bm_e2e(benchmark::State& state, std::size_t n, std::vector<std::string> cmd
   Plan& p = plan(n);
   if (!usable(state, p)) return;
   cmd.push_back(p.file.string());
-  double total = 0, user = 0, sys = 0, peak = 0;
+  Times total;
+  double user = 0, sys = 0, peak = 0;
   for (auto _ : state) {
-    RunResult r = run_process(cmd);
+    RunResult r = run_measured(cmd);
     if (!r.error.empty()) {
       g_failed = true;
       state.SkipWithError(r.error.c_str());
       break;
     }
     state.SetIterationTime(r.wall_s);
-    total += r.wall_s;
+    total.add(r.wall_s);
     user += r.user_s;
     sys += r.sys_s;
     peak = std::max(peak, r.maxrss_kib);
@@ -246,7 +293,7 @@ void bm_e2e(benchmark::State& state, std::size_t n, std::vector<std::string> cmd
   if (state.error_occurred()) return;
   auto iters = static_cast<double>(state.iterations());
   common_counters(state, p, total);
-  state.counters["wall_s"] = total / iters;
+  state.counters["wall_s"] = total.sum / iters;
   state.counters["user_s"] = user / iters;
   state.counters["sys_s"] = sys / iters;
   state.counters["peak_rss_MiB"] = peak / 1024.0;
@@ -259,14 +306,14 @@ void bm_e2e(benchmark::State& state, std::size_t n, std::vector<std::string> cmd
 void bm_read(benchmark::State& state, std::size_t n) {
   Plan& p = plan(n);
   if (!usable(state, p)) return;
-  double total = 0;
+  Times total;
   for (auto _ : state) {
     auto t0 = Clock::now();
     std::string text = bench::read_whole_file(p.file);
     double dt = since(t0);
     benchmark::DoNotOptimize(text.data());
     state.SetIterationTime(dt);
-    total += dt;
+    total.add(dt);
   }
   common_counters(state, p, total);
 }
@@ -274,14 +321,14 @@ void bm_read(benchmark::State& state, std::size_t n) {
 void bm_decode(benchmark::State& state, std::size_t n) {
   Plan& p = plan(n);
   if (!usable(state, p)) return;
-  double total = 0;
+  Times total;
   for (auto _ : state) {
     auto t0 = Clock::now();
     auto s = std::make_unique<AnySnapshot>(decode_snapshot(p.text));
     double dt = since(t0);
     benchmark::DoNotOptimize(s.get());
     state.SetIterationTime(dt);
-    total += dt;
+    total.add(dt);
     s.reset();  // untimed (see free/N)
   }
   common_counters(state, p, total);
@@ -293,7 +340,7 @@ void bm_digest(benchmark::State& state, std::size_t n) {
   Plan& p = plan(n);
   if (!usable(state, p)) return;
   const std::string& stored = std::visit([](const auto& s) -> const std::string& { return s.digest; }, *p.snap);
-  double total = 0;
+  Times total;
   for (auto _ : state) {
     auto t0 = Clock::now();
     std::string d = recompute_digest(*p.snap);
@@ -304,7 +351,7 @@ void bm_digest(benchmark::State& state, std::size_t n) {
       break;
     }
     state.SetIterationTime(dt);
-    total += dt;
+    total.add(dt);
   }
   if (!state.error_occurred()) common_counters(state, p, total);
 }
@@ -312,7 +359,7 @@ void bm_digest(benchmark::State& state, std::size_t n) {
 void bm_verify(benchmark::State& state, std::size_t n) {
   Plan& p = plan(n);
   if (!usable(state, p)) return;
-  double total = 0;
+  Times total;
   for (auto _ : state) {
     auto t0 = Clock::now();
     Diagnostics d = verify_snapshot(*p.snap);
@@ -323,7 +370,7 @@ void bm_verify(benchmark::State& state, std::size_t n) {
       break;
     }
     state.SetIterationTime(dt);
-    total += dt;
+    total.add(dt);
   }
   if (!state.error_occurred()) common_counters(state, p, total);
 }
@@ -332,7 +379,7 @@ void bm_encode(benchmark::State& state, std::size_t n) {
   Plan& p = plan(n);
   if (!usable(state, p)) return;
   const auto& snap = std::get<Snapshot<ConcretePlanIR>>(*p.snap);
-  double total = 0;
+  Times total;
   for (auto _ : state) {
     auto t0 = Clock::now();
     std::string bytes = encode_snapshot(snap);
@@ -343,7 +390,7 @@ void bm_encode(benchmark::State& state, std::size_t n) {
       break;
     }
     state.SetIterationTime(dt);
-    total += dt;
+    total.add(dt);
   }
   if (!state.error_occurred()) common_counters(state, p, total);
 }
@@ -399,7 +446,7 @@ std::string_view payload_span(std::string_view text) {
 void bm_floor_scan(benchmark::State& state, std::size_t n) {
   Plan& p = plan(n);
   if (!usable(state, p)) return;
-  double total = 0;
+  Times total;
   for (auto _ : state) {
     auto t0 = Clock::now();
     std::string_view span = payload_span(p.text);
@@ -411,7 +458,7 @@ void bm_floor_scan(benchmark::State& state, std::size_t n) {
     }
     benchmark::DoNotOptimize(span.data());
     state.SetIterationTime(dt);
-    total += dt;
+    total.add(dt);
   }
   if (!state.error_occurred()) common_counters(state, p, total);
 }
@@ -421,7 +468,7 @@ void bm_floor_hash(benchmark::State& state, std::size_t n) {
   if (!usable(state, p)) return;
   const std::string& stored = std::get<Snapshot<ConcretePlanIR>>(*p.snap).digest;
   std::string_view span = payload_span(p.text);
-  double total = 0;
+  Times total;
   for (auto _ : state) {
     auto t0 = Clock::now();
     std::string d = digest_bytes(ConcretePlanIR::kSchema, span);
@@ -432,7 +479,7 @@ void bm_floor_hash(benchmark::State& state, std::size_t n) {
       break;
     }
     state.SetIterationTime(dt);
-    total += dt;
+    total.add(dt);
   }
   if (!state.error_occurred()) common_counters(state, p, total);
 }
@@ -440,7 +487,7 @@ void bm_floor_hash(benchmark::State& state, std::size_t n) {
 void bm_free(benchmark::State& state, std::size_t n) {
   Plan& p = plan(n);
   if (!usable(state, p)) return;
-  double total = 0;
+  Times total;
   for (auto _ : state) {
     state.PauseTiming();
     auto copy = std::make_unique<AnySnapshot>(*p.snap);
@@ -449,7 +496,7 @@ void bm_free(benchmark::State& state, std::size_t n) {
     copy.reset();
     double dt = since(t0);
     state.SetIterationTime(dt);
-    total += dt;
+    total.add(dt);
   }
   common_counters(state, p, total);
 }
@@ -495,6 +542,7 @@ fs::path self_exe() {
 
 int main(int argc, char** argv) {
   if (argc == 3 && std::string(argv[1]) == "--verify-child") return verify_child(argv[2]);
+  if (argc >= 2 && std::string(argv[1]) == "--measure") return measure_main(argc, argv);
 
   if (const char* t = env("PLANCERT_BENCH_TARGET")) {
     if (std::string(t) == "slot") g_target = TargetKind::slot;
@@ -520,7 +568,7 @@ int main(int argc, char** argv) {
 
   std::string plancert = env("PLANCERT_BIN") ? env("PLANCERT_BIN") : PLANCERT_CLI_BINARY;
   bool have_cli = !plancert.empty() && ::access(plancert.c_str(), X_OK) == 0;
-  fs::path self = self_exe();
+  g_self = self_exe();
   benchmark::AddCustomContext("plancert_binary", have_cli ? plancert : "(not found: e2e_plancert not registered)");
   benchmark::AddCustomContext("target", g_target == TargetKind::slot ? "slot" : "queue");
   benchmark::AddCustomContext("edges_per_command", std::to_string(kEdgesPerCommand));
@@ -535,8 +583,8 @@ int main(int argc, char** argv) {
           ->Iterations(iters)
           ->Unit(benchmark::kMillisecond);
     };
-    if (have_cli) reg("e2e_plancert", bm_e2e, std::vector<std::string>{plancert, "verify"}, std::string("plancert verify FILE"));
-    if (!self.empty()) reg("e2e_child", bm_e2e, std::vector<std::string>{self.string(), "--verify-child"}, std::string("read+decode+verify, fresh process"));
+    if (have_cli && !g_self.empty()) reg("e2e_plancert", bm_e2e, std::vector<std::string>{plancert, "verify"}, std::string("plancert verify FILE"));
+    if (!g_self.empty()) reg("e2e_child", bm_e2e, std::vector<std::string>{g_self.string(), "--verify-child"}, std::string("read+decode+verify, fresh process"));
     reg("read", bm_read);
     reg("decode", bm_decode);
     reg("digest", bm_digest);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // plancert: one program, one subcommand per job (ARCHITECTURE.md, "Command line").
 #include "cli/commands.h"
+#include "cli/infer_cmd.h"
 #include "core/diag.h"
 
 #include <CLI/CLI.hpp>
@@ -28,6 +29,14 @@ int main(int argc, char** argv) {
   certify->add_option("--target", co.target, "bind to a target (queue | slot)");
   certify->add_option("--out", co.out, "write the committed snapshots into this directory");
   certify->add_option("--report", co.report, "write a JSON report to this file");
+  cli::InferOptions io;
+  certify->add_option("--phase", io.phase, "certify one inference phase instead of training: prefill | decode");
+  certify->add_option("--batch", io.batch, "inference: sequences in the phase (b)");
+  certify->add_option("--context", io.context, "inference: visible context tokens (c; prefill processes all c, decode one new token)");
+  certify->add_option("--tp", io.tp, "inference: tensor-parallel degree (default 1)");
+  certify->add_option("--pp", io.pp, "inference: pipeline stages (default 1)");
+  certify->add_flag("--max-batch", io.max_batch, "inference: find the largest batch that fits device memory (exact) and certify it");
+  certify->add_flag("--max-context", io.max_context, "inference: find the longest context that fits device memory (exact) and certify it");
   certify->allow_extras();
   certify->footer("Megatron-LM flags (--tensor-model-parallel-size N, --pipeline-model-parallel-size N, --data-parallel-size N, --world-size N,\n"
                   "--micro-batch-size N, --global-batch-size N, --seq-length N, --sequence-parallel, --recompute-granularity full|selective,\n"
@@ -50,6 +59,11 @@ int main(int argc, char** argv) {
     if (*verify) return cli::run_verify(vo);
     if (*certify) {
       co.megatron = certify->remaining();
+      if (io.any()) {
+        io.model = co.model, io.system = co.system, io.out = co.out, io.report = co.report;
+        io.strategy = co.strategy, io.target = co.target, io.extra = co.megatron;
+        return cli::run_certify_inference(io);
+      }
       if (!co.megatron.empty() && !co.strategy.empty()) {
         std::cerr << "error: give either --strategy or Megatron-LM flags, not both\n";
         return static_cast<int>(Exit::BadInput);

@@ -207,6 +207,27 @@ void encode(json::Writer& w, const T& v) {
 
 ///@}
 
+template <class T>
+struct is_vector : std::false_type {};
+template <class T>
+struct is_vector<std::vector<T>> : std::true_type {};
+template <class T>
+struct is_optional : std::false_type {};
+template <class T>
+struct is_optional<std::optional<T>> : std::true_type {};
+
+/// Calls `f` on every Expr inside `v` (through fields, vectors and optionals), iteratively in
+/// the data and recursively only in the static type structure.
+template <class T, class F>
+void for_each_expr(const T& v, F&& f) {
+  if constexpr (std::is_same_v<T, Expr>) f(v);
+  else if constexpr (Reflected<T>) std::apply([&](const auto&... fl) { (for_each_expr(v.*(fl.ptr), f), ...); }, T::fields());
+  else if constexpr (is_vector<T>::value || is_optional<T>::value) {
+    if constexpr (is_optional<T>::value) { if (v) for_each_expr(*v, f); }
+    else for (const auto& x : v) for_each_expr(x, f);
+  }
+}
+
 /// Canonical JSON text of any reflected value.
 template <class T>
 std::string to_canonical(const T& v) {

@@ -50,7 +50,8 @@ enum class Reduction { max, min, none, sum };
 enum class CapabilityKind { collective, host, matrix, memory, transfer, vector };
 /// What a portable buffer holds.
 enum class BufferRole { activation, gradient, input, kv_cache, message, optimizer_state, output, weight, workspace };
-/// Storage class of a portable buffer: the first four may have no producer.
+/// Storage class of a portable buffer: constant, input, state and workspace buffers may have
+/// no producer (BUF-2); constant and input buffers never have one.
 enum class Storage { constant, input, output, persistent, state, transient, workspace };
 /// Kind of a concrete command.
 enum class CommandKind { collective, copy, host, launch, recv, send };
@@ -65,7 +66,8 @@ enum class Phase { backward_activation, backward_weight, forward, none, optimize
 /// Direction of one pipeline-schedule step.
 enum class StepKind { backward, forward };
 /// Memory category of a per-stage memory fact.
-enum class MemoryCategory { activations, activations_peak, optimizer_state, total, weight_gradients, weights };
+/// `capacity` is the target's device memory per rank (CAPM), not a buffer sum.
+enum class MemoryCategory { activations, activations_peak, capacity, kv_cache, optimizer_state, total, weight_gradients, weights, workspace };
 
 /// Provenance of an entity: the rule that produced it and the parent entities it came from.
 struct Lineage {
@@ -197,6 +199,14 @@ struct Collective {
   }
 };
 
+/// A read or write effect of a task on a state value of the ModelIR (EFFECT).
+struct TaskEffect {
+  EffectKind kind = EffectKind::read;  ///< read or write
+  std::string value;                   ///< ModelIR value id of the state
+  /// Reflected fields.
+  static constexpr auto fields() { return std::tuple{field("kind", &TaskEffect::kind), field("value", &TaskEffect::value)}; }
+};
+
 /// A logical task run by a set of ranks.
 struct DistTask {
   Attrs attrs;                            ///< annotations
@@ -212,10 +222,11 @@ struct DistTask {
   std::int64_t repeat = 1;                ///< identical sequential instances (one per microbatch)
   std::int64_t replication = 1;           ///< ranks of the set that compute the same values
   std::string value;                      ///< ModelIR value a collective / transfer moves ("" = none)
+  std::vector<TaskEffect> effects;        ///< state effects, those of the model operation it derives from
   /// Reflected fields.
   static constexpr auto fields() {
     return std::tuple{field("attrs", &DistTask::attrs), field("collective", &DistTask::collective), field("dependencies", &DistTask::dependencies),
-                      field("id", &DistTask::id), field("kind", &DistTask::kind), field("lineage", &DistTask::lineage),
+                      field("effects", &DistTask::effects), field("id", &DistTask::id), field("kind", &DistTask::kind), field("lineage", &DistTask::lineage),
                       field("peer", &DistTask::peer), field("phase", &DistTask::phase), field("ranks", &DistTask::ranks),
                       field("repeat", &DistTask::repeat), field("replication", &DistTask::replication), field("value", &DistTask::value),
                       field("work", &DistTask::work)};
@@ -254,6 +265,26 @@ struct StageSchedule {
   static constexpr auto fields() { return std::tuple{field("chunks", &StageSchedule::chunks), field("stage", &StageSchedule::stage), field("steps", &StageSchedule::steps)}; }
 };
 
+/// Workload dimensions of one inference phase (KV, WS): b sequences, q query tokens each
+/// (prefill q = c, decode q = 1), c visible context tokens, and the model's widths.
+struct InferenceShape {
+  Expr batch;         ///< b
+  Expr context;       ///< c: tokens the KV cache holds
+  std::string dtype;  ///< element type of activations and KV cache
+  Expr ffn;           ///< F
+  Expr head_dim;      ///< d
+  Expr heads;         ///< a: query heads
+  Expr hidden;        ///< H
+  Expr kv_heads;      ///< k: key/value heads (a constant)
+  Expr query;         ///< q
+  /// Reflected fields.
+  static constexpr auto fields() {
+    return std::tuple{field("batch", &InferenceShape::batch), field("context", &InferenceShape::context), field("dtype", &InferenceShape::dtype),
+                      field("ffn", &InferenceShape::ffn), field("head_dim", &InferenceShape::head_dim), field("heads", &InferenceShape::heads),
+                      field("hidden", &InferenceShape::hidden), field("kv_heads", &InferenceShape::kv_heads), field("query", &InferenceShape::query)};
+  }
+};
+
 /// Payload of a DistributedTaskIR snapshot.
 struct DistributedTaskIR {
   static constexpr std::string_view kSchema = "DistributedTaskIR";  ///< schema name
@@ -264,9 +295,11 @@ struct DistributedTaskIR {
   std::int64_t microbatches = 1;   ///< microbatches per iteration per data-parallel replica
   std::vector<StageSchedule> schedule;  ///< per-stage pipeline schedule (empty: no pipeline)
   std::vector<Shard> shards;       ///< how model values are split over stages and ranks
+  std::optional<InferenceShape> inference;  ///< the inference phase (null for training)
   /// Reflected fields.
   static constexpr auto fields() {
-    return std::tuple{field("mesh", &DistributedTaskIR::mesh), field("microbatches", &DistributedTaskIR::microbatches), field("rules", &DistributedTaskIR::rules),
+    return std::tuple{field("inference", &DistributedTaskIR::inference), field("mesh", &DistributedTaskIR::mesh),
+                      field("microbatches", &DistributedTaskIR::microbatches), field("rules", &DistributedTaskIR::rules),
                       field("schedule", &DistributedTaskIR::schedule), field("shards", &DistributedTaskIR::shards),
                       field("symbols", &DistributedTaskIR::symbols), field("tasks", &DistributedTaskIR::tasks)};
   }
@@ -303,9 +336,11 @@ struct PortableTask {
   Phase phase = Phase::none;          ///< phase (copied from the distributed task)
   std::int64_t repeat = 1;            ///< identical sequential instances
   std::int64_t replication = 1;       ///< ranks of the set that compute the same values
+  std::vector<TaskEffect> effects;    ///< state effects (copied from the distributed task)
   /// Reflected fields.
   static constexpr auto fields() {
-    return std::tuple{field("attrs", &PortableTask::attrs), field("dependencies", &PortableTask::dependencies), field("group", &PortableTask::group),
+    return std::tuple{field("attrs", &PortableTask::attrs), field("dependencies", &PortableTask::dependencies), field("effects", &PortableTask::effects),
+                      field("group", &PortableTask::group),
                       field("id", &PortableTask::id), field("inputs", &PortableTask::inputs), field("kind", &PortableTask::kind),
                       field("lineage", &PortableTask::lineage), field("outputs", &PortableTask::outputs), field("phase", &PortableTask::phase),
                       field("ranks", &PortableTask::ranks), field("repeat", &PortableTask::repeat), field("replication", &PortableTask::replication),
@@ -367,8 +402,11 @@ struct Device {
   std::string id;     ///< stable id
   std::string kind;   ///< device kind, e.g. "gpu"
   Int memory_bytes;   ///< device memory
+  Indices ranks;      ///< deployment ranks that run this device's commands (sorted; empty: one abstract rank view)
   /// Reflected fields.
-  static constexpr auto fields() { return std::tuple{field("id", &Device::id), field("kind", &Device::kind), field("memory_bytes", &Device::memory_bytes)}; }
+  static constexpr auto fields() {
+    return std::tuple{field("id", &Device::id), field("kind", &Device::kind), field("memory_bytes", &Device::memory_bytes), field("ranks", &Device::ranks)};
+  }
 };
 
 /// A memory region of a device: [offset, offset + capacity) of its memory.
@@ -394,10 +432,12 @@ struct ConcreteBuffer {
   Int offset;                  ///< byte offset within the region
   Index region = 0;            ///< region
   Int size;                    ///< bytes
+  Storage storage = Storage::transient;  ///< storage class (that of the portable buffer; RACE-2 pins all but transient and workspace)
   /// Reflected fields.
   static constexpr auto fields() {
     return std::tuple{field("alignment", &ConcreteBuffer::alignment), field("id", &ConcreteBuffer::id), field("lineage", &ConcreteBuffer::lineage),
-                      field("offset", &ConcreteBuffer::offset), field("region", &ConcreteBuffer::region), field("size", &ConcreteBuffer::size)};
+                      field("offset", &ConcreteBuffer::offset), field("region", &ConcreteBuffer::region), field("size", &ConcreteBuffer::size),
+                      field("storage", &ConcreteBuffer::storage)};
   }
 };
 
@@ -414,12 +454,14 @@ struct Command {
   Indices signals;             ///< tokens signalled on completion
   Indices waits;               ///< tokens waited for before start
   Indices writes;              ///< buffers written
+  std::int64_t repeat = 1;     ///< identical sequential instances of its portable task it runs (WORK-4)
+  Work work;                   ///< exact work of one instance: that of its portable task (WORK-4)
   /// Reflected fields.
   static constexpr auto fields() {
     return std::tuple{field("attrs", &Command::attrs), field("dependencies", &Command::dependencies), field("device", &Command::device),
                       field("id", &Command::id), field("implementation", &Command::implementation), field("kind", &Command::kind),
-                      field("lineage", &Command::lineage), field("reads", &Command::reads), field("signals", &Command::signals),
-                      field("waits", &Command::waits), field("writes", &Command::writes)};
+                      field("lineage", &Command::lineage), field("reads", &Command::reads), field("repeat", &Command::repeat),
+                      field("signals", &Command::signals), field("waits", &Command::waits), field("work", &Command::work), field("writes", &Command::writes)};
   }
 };
 
@@ -477,6 +519,45 @@ struct SlotDataflow {
   }
 };
 
+/// A value bound to a symbol of the parent PortablePlanIR: the plan is bound for this shape (CAP-4).
+struct SymbolBinding {
+  std::string symbol;  ///< symbol name
+  Int value;           ///< its value
+  /// Reflected fields.
+  static constexpr auto fields() { return std::tuple{field("symbol", &SymbolBinding::symbol), field("value", &SymbolBinding::value)}; }
+};
+
+/// An engine of a device and the capabilities it runs (IMPL-2).
+struct Engine {
+  std::vector<Capability> capabilities;  ///< kinds, dtypes and collectives it runs
+  Index device = 0;                      ///< owning device
+  std::string id;                        ///< stable id
+  /// Reflected fields.
+  static constexpr auto fields() { return std::tuple{field("capabilities", &Engine::capabilities), field("device", &Engine::device), field("id", &Engine::id)}; }
+};
+
+/// A kernel or runtime routine: the name commands give as `implementation` and the
+/// capabilities it provides; a command runs it on the engines of its own device (IMPL).
+struct Implementation {
+  std::string id;                    ///< stable id: the name commands refer to
+  std::vector<Capability> provides;  ///< capabilities it provides
+  /// Reflected fields.
+  static constexpr auto fields() { return std::tuple{field("id", &Implementation::id), field("provides", &Implementation::provides)}; }
+};
+
+/// Memory figures of one device (CAP-5).
+struct DeviceMemory {
+  Index device = 0;              ///< device
+  Int lower_bound_bytes;         ///< bytes of the buffers that must be live at once at `witness`
+  Int peak_bytes;                ///< highest end address of the device's buffers
+  std::optional<Index> witness;  ///< the command at which they are live (null: pinned buffers only)
+  /// Reflected fields.
+  static constexpr auto fields() {
+    return std::tuple{field("device", &DeviceMemory::device), field("lower_bound_bytes", &DeviceMemory::lower_bound_bytes),
+                      field("peak_bytes", &DeviceMemory::peak_bytes), field("witness", &DeviceMemory::witness)};
+  }
+};
+
 /// Payload of a ConcretePlanIR snapshot.
 struct ConcretePlanIR {
   static constexpr std::string_view kSchema = "ConcretePlanIR";  ///< schema name
@@ -489,11 +570,19 @@ struct ConcretePlanIR {
   std::optional<SlotDataflow> slot;     ///< slot extension (target "slot")
   TargetKind target = TargetKind::queue;  ///< which extension is authoritative
   std::vector<Token> tokens;            ///< synchronisation tokens
+  std::vector<SymbolBinding> bindings;  ///< values of the parent's symbols this plan is bound for
+  std::vector<Engine> engines;          ///< engines of the devices
+  std::vector<Implementation> implementations;  ///< implementations the commands name
+  std::vector<DeviceMemory> memory;     ///< per-device memory figures
+  std::int64_t world_size = 0;          ///< devices of the deployment (device ranks lie below it)
   /// Reflected fields.
   static constexpr auto fields() {
-    return std::tuple{field("buffers", &ConcretePlanIR::buffers), field("commands", &ConcretePlanIR::commands), field("devices", &ConcretePlanIR::devices),
+    return std::tuple{field("bindings", &ConcretePlanIR::bindings), field("buffers", &ConcretePlanIR::buffers), field("commands", &ConcretePlanIR::commands),
+                      field("devices", &ConcretePlanIR::devices), field("engines", &ConcretePlanIR::engines),
+                      field("implementations", &ConcretePlanIR::implementations), field("memory", &ConcretePlanIR::memory),
                       field("queue", &ConcretePlanIR::queue), field("regions", &ConcretePlanIR::regions), field("rules", &ConcretePlanIR::rules),
-                      field("slot", &ConcretePlanIR::slot), field("target", &ConcretePlanIR::target), field("tokens", &ConcretePlanIR::tokens)};
+                      field("slot", &ConcretePlanIR::slot), field("target", &ConcretePlanIR::target), field("tokens", &ConcretePlanIR::tokens),
+                      field("world_size", &ConcretePlanIR::world_size)};
   }
 };
 
@@ -585,4 +674,4 @@ PLANCERT_ENUM_NAMES(plancert::TargetKind, "queue", "slot");
 PLANCERT_ENUM_NAMES(plancert::MachineOp, "call", "copy", "signal", "wait");
 PLANCERT_ENUM_NAMES(plancert::Phase, "backward_activation", "backward_weight", "forward", "none", "optimizer", "recompute");
 PLANCERT_ENUM_NAMES(plancert::StepKind, "backward", "forward");
-PLANCERT_ENUM_NAMES(plancert::MemoryCategory, "activations", "activations_peak", "optimizer_state", "total", "weight_gradients", "weights");
+PLANCERT_ENUM_NAMES(plancert::MemoryCategory, "activations", "activations_peak", "capacity", "kv_cache", "optimizer_state", "total", "weight_gradients", "weights", "workspace");

@@ -45,3 +45,7 @@ html_static_path = []
 html_show_sourcelink = False
 html_copy_source = False
 html_last_updated_fmt = None
+# A wider page: help texts, schemas and formulas are wide.
+html_theme_options = {"page_width": "1180px", "sidebar_width": "250px"}
+# Keep "--option" and quotes as written: this manual quotes command lines and JSON.
+smartquotes = False

@@ -1,17 +1,27 @@
 # docs/docs_steps.cmake: build-time steps of the `docs` target, run as
 #   cmake -DSTEP=<prepare|mathjax> -D... -P docs_steps.cmake
 #
-# STEP=prepare  (variables SOURCE_ROOT, DOCS_SOURCE, OUT, PYTHON)
+# STEP=prepare  (variables SOURCE_ROOT, DOCS_SOURCE, OUT, PYTHON, DOCGEN, PLANCERT)
 #   Removes the previous outputs under OUT (src, gen, doxygen, doctrees, html),
-#   copies the reST sources DOCS_SOURCE into OUT/src, and provides the
-#   generated pages:
-#     OBLIGATION CATALOG HOOK: if SOURCE_ROOT/tools/gen_catalog.py exists it is
-#     run as
-#       PYTHON SOURCE_ROOT/tools/gen_catalog.py --spec SOURCE_ROOT/spec --out OUT/gen/catalog.rst
-#     (working directory SOURCE_ROOT) and must write a reST fragment (no page
-#     title; section underlines '-') to OUT/gen/catalog.rst. Otherwise a short
-#     note is written there instead. The file is copied to
-#     OUT/src/_generated/catalog.rst, which docs/catalog.rst includes.
+#   copies the reST sources DOCS_SOURCE into OUT/src, and generates the pages
+#   that are made from the code. Each generator writes a reST fragment (no page
+#   title; sections underlined with '-') into OUT/gen/, which is copied into
+#   OUT/src/_generated/, where the static page named in brackets includes it:
+#     gen/catalog.rst      [catalog.rst]  PYTHON SOURCE_ROOT/tools/gen_catalog.py
+#                          --spec SOURCE_ROOT/spec --out ... (if the script exists;
+#                          otherwise a short note);
+#     gen/formulas.rst     [formulas.rst] DOCGEN formulas --out ...: the declared
+#                          closed forms of every registered pass, compared with
+#                          the code first (a difference fails the step);
+#     gen/cli.rst          [cli.rst]      DOCGEN cli --plancert PLANCERT --out ...:
+#                          the help texts of the built program;
+#     gen/schemas.rst      [ir.rst]       DOCGEN schemas --schemas
+#                          SOURCE_ROOT/spec/schemas --out ...;
+#     gen/performance.rst  [performance.rst] DOCGEN readme --readme
+#                          SOURCE_ROOT/README.md --section Performance --out ...
+#   DOCGEN is plancert-docgen (passes/formulas/), PLANCERT the plancert program;
+#   the docs target depends on both. Every generator runs with working
+#   directory SOURCE_ROOT, and a failing generator fails the step.
 #
 # STEP=mathjax  (variables MATHJAX_DIR, OUT)
 #   Copies the parts of Debian's MathJax 2 (libjs-mathjax) that the
@@ -27,8 +37,20 @@ function(require)
   endforeach()
 endfunction()
 
+# Runs one generator (the arguments after OUTPUT) and checks that it wrote OUTPUT.
+function(generate output)
+  execute_process(COMMAND ${ARGN} WORKING_DIRECTORY "${SOURCE_ROOT}" RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    list(JOIN ARGN " " cmd)
+    message(FATAL_ERROR "docs: generator failed (${rc}): ${cmd}")
+  endif()
+  if(NOT EXISTS "${output}")
+    message(FATAL_ERROR "docs: the generator did not write ${output}")
+  endif()
+endfunction()
+
 if(STEP STREQUAL "prepare")
-  require(SOURCE_ROOT DOCS_SOURCE OUT PYTHON)
+  require(SOURCE_ROOT DOCS_SOURCE OUT PYTHON DOCGEN PLANCERT)
   # Only our own subfolders: OUT may also be CMake's binary dir of docs/.
   foreach(d src gen doxygen doctrees html)
     file(REMOVE_RECURSE "${OUT}/${d}")
@@ -44,16 +66,7 @@ if(STEP STREQUAL "prepare")
   set(catalog "${OUT}/gen/catalog.rst")
   set(generator "${SOURCE_ROOT}/tools/gen_catalog.py")
   if(EXISTS "${generator}")
-    execute_process(
-      COMMAND "${PYTHON}" "${generator}" --spec "${SOURCE_ROOT}/spec" --out "${catalog}"
-      WORKING_DIRECTORY "${SOURCE_ROOT}"
-      RESULT_VARIABLE rc)
-    if(NOT rc EQUAL 0)
-      message(FATAL_ERROR "docs: tools/gen_catalog.py failed (${rc})")
-    endif()
-    if(NOT EXISTS "${catalog}")
-      message(FATAL_ERROR "docs: tools/gen_catalog.py did not write ${catalog}")
-    endif()
+    generate("${catalog}" "${PYTHON}" "${generator}" --spec "${SOURCE_ROOT}/spec" --out "${catalog}")
   else()
     file(WRITE "${catalog}"
 "The catalog is generated from ``spec/`` by ``tools/gen_catalog.py`` when the
@@ -61,8 +74,16 @@ documentation is built. This build found no generator, so the catalog is not
 listed here; ``plancert explain CODE`` prints the rule of one obligation.
 ")
   endif()
+  generate("${OUT}/gen/formulas.rst" "${DOCGEN}" formulas --out "${OUT}/gen/formulas.rst")
+  generate("${OUT}/gen/cli.rst" "${DOCGEN}" cli --plancert "${PLANCERT}" --out "${OUT}/gen/cli.rst")
+  generate("${OUT}/gen/schemas.rst" "${DOCGEN}" schemas --schemas "${SOURCE_ROOT}/spec/schemas" --out "${OUT}/gen/schemas.rst")
+  generate("${OUT}/gen/performance.rst" "${DOCGEN}" readme --readme "${SOURCE_ROOT}/README.md" --section Performance
+           --out "${OUT}/gen/performance.rst")
+
   file(MAKE_DIRECTORY "${OUT}/src/_generated")
-  file(COPY_FILE "${catalog}" "${OUT}/src/_generated/catalog.rst")
+  foreach(page catalog formulas cli schemas performance)
+    file(COPY_FILE "${OUT}/gen/${page}.rst" "${OUT}/src/_generated/${page}.rst")
+  endforeach()
 
 elseif(STEP STREQUAL "mathjax")
   require(MATHJAX_DIR OUT)

@@ -97,7 +97,10 @@ Snapshot<ModelIR> build_model(const Knobs& kn) {
 
   static constexpr std::int64_t kHidden[] = {64, 128, 256};
   const Expr H = Expr(static_cast<long long>(kHidden[g(3, 3)]));
-  const bool symbolic = g(4, 4) != 0;
+  // a model with state is an inference model: its state is a KV cache [b, c, k, d] and its
+  // shapes are constant (the verifiers decide the workspace bound only for constants)
+  const bool has_state = g.flag(6, 2);
+  const bool symbolic = !has_state && g(4, 4) != 0;
   const Expr D0 = symbolic ? sym("B") : Expr(2LL), D1 = symbolic ? sym("S") : Expr(16LL);
   const Expr tokens = D0 * D1;
   const std::vector<Expr> act_shape = {D0, D1, H};
@@ -110,7 +113,9 @@ Snapshot<ModelIR> build_model(const Knobs& kn) {
   };
   const Index x = add_value("v:x", ValueRole::input, act_shape);
   std::optional<Index> state;
-  if (g.flag(6, 2)) state = add_value("v:state", ValueRole::state, {H});
+  static constexpr long long kKvHeads[] = {1, 2, 4};
+  if (has_state) state = add_value("v:state", ValueRole::state, {D0, Expr(static_cast<long long>(16 * (1 + g(7, 3)))), Expr(kKvHeads[g(8, 3)]), Expr(32LL * (1 + g(9, 2)))});
+  bool written = false;  // the first effect on the state is a write
 
   const std::size_t nops = kn.rows.size();
   std::vector<Index> acts;  // activation defined by op i
@@ -133,9 +138,13 @@ Snapshot<ModelIR> build_model(const Knobs& kn) {
     Index out = add_value("v:a" + n, role, act_shape);
     acts.push_back(out);
     op.outputs = {out};
-    if (state && r.flag(6, 3)) {
-      op.effects.push_back({EffectKind::read, *state});
-      if (r.flag(7, 2)) op.effects.push_back({EffectKind::write, *state});
+    if (state && (r.flag(6, 3) || (!written && i + 1 == nops))) {
+      switch (written ? r(7, 3) : 2) {
+        case 0: op.effects.push_back({EffectKind::read, *state}); break;
+        case 1: op.effects = {{EffectKind::read, *state}, {EffectKind::write, *state}}; break;
+        default: op.effects.push_back({EffectKind::write, *state}); break;
+      }
+      written = true;
     }
     if (weight) {
       op.kind = "matmul";
@@ -258,10 +267,22 @@ Snapshot<DistributedTaskIR> build_distributed(const Snapshot<ModelIR>& parent, c
   for (std::size_t i = 0; i < m.operations.size(); ++i)
     for (Index v : m.operations[i].outputs) def[static_cast<std::size_t>(v)] = static_cast<std::int64_t>(i);
   std::vector<Index> last(m.operations.size(), -1);  // last forward-side task emitted for op i
+  std::map<std::string, Index> last_writer;           // state value id -> last task writing it
+  // Adds a task; a compute task derived from one operation carries the operation's effects
+  // (EFFECT-1) and depends directly on the last earlier writer of each state (EFFECT-2/3).
   auto add = [&](DistTask t) {
+    if (t.kind == TaskKind::compute && t.lineage.sources.size() == 1)
+      for (const auto& op : m.operations)
+        if (op.id == t.lineage.sources[0])
+          for (const auto& e : op.effects) t.effects.push_back(TaskEffect{e.kind, m.values[static_cast<std::size_t>(e.value)].id});
+    for (const auto& e : t.effects)
+      if (auto it = last_writer.find(e.value); it != last_writer.end()) t.dependencies.push_back(it->second);
     sort_unique(t.dependencies);
+    const Index idx = static_cast<Index>(d.tasks.size());
+    for (const auto& e : t.effects)
+      if (e.kind == EffectKind::write) last_writer[e.value] = idx;
     d.tasks.push_back(std::move(t));
-    return static_cast<Index>(d.tasks.size() - 1);
+    return idx;
   };
   // per-rank matrix work of one of `parts` tasks on `ranks` so that the parts add up to
   // `factor` times the model operation's work times m * dp (WORK-2)
@@ -398,7 +419,7 @@ Snapshot<DistributedTaskIR> build_distributed(const Snapshot<ModelIR>& parent, c
       o.id = "t:optimizer";
       o.kind = TaskKind::compute;
       o.phase = Phase::optimizer;
-      o.lineage = derived("dist.optimizer", {m.operations.front().id});
+      o.lineage = derived("dist.optimizer", {m.values.front().id});  // from a value, not one operation
       if (prev >= 0) o.dependencies = {prev};
       o.ranks = ranks_from(g(9, 1u << 16), world);
       o.work.vector_ops = Expr(12LL) * m.operations.front().work.persistent_bytes;
@@ -418,7 +439,28 @@ Snapshot<DistributedTaskIR> build_distributed(const Snapshot<ModelIR>& parent, c
       }
     }
   }
-  if (g.flag(7, 2) || pp > 1) {  // a pipeline schedule per stage
+  // inference: the phase's shape, matching the KV-cache state (KV-1) and bounding every
+  // task's materialised activations (WS-1: b q H e covers one activation of the model)
+  for (const auto& v : m.values)
+    if (v.role == ValueRole::state && v.shape.size() == 4) {
+      InferenceShape is;
+      is.batch = v.shape[0];
+      is.context = v.shape[1];
+      is.kv_heads = v.shape[2];
+      is.head_dim = v.shape[3];
+      is.dtype = v.dtype;
+      for (const auto& a : m.values)
+        if (a.role != ValueRole::state && a.shape.size() == 3) {
+          is.query = a.shape[1];
+          is.hidden = a.shape[2];
+          break;
+        }
+      is.heads = Expr(static_cast<long long>(4 << g(11, 2)));
+      is.ffn = is.hidden * Expr(4LL);
+      d.inference = is;
+      break;
+    }
+  if (!d.inference && (g.flag(7, 2) || pp > 1)) {  // a pipeline schedule per stage
     for (std::int64_t s = 0; s < pp; ++s) d.schedule.push_back(make_schedule(s, 1 + row(kn.rows, 600 + static_cast<std::size_t>(s))(0, 2), mb, row(kn.rows, 650 + static_cast<std::size_t>(s))));
     if (g.flag(10, 2)) std::reverse(d.schedule.begin(), d.schedule.end());
   }
@@ -450,6 +492,63 @@ Expr peak_activations(const StageSchedule& s, const std::vector<Expr>& per_chunk
   return equal ? Expr(static_cast<long long>(peak)) * per_chunk.front() : Expr(best);
 }
 
+// Size of an axis, searched from the outermost axis (as the inference families do).
+std::int64_t axis_or_one(const Mesh& m, std::string_view name) {
+  for (const auto& a : m.axes)
+    if (a.name == name) return a.size;
+  return 1;
+}
+
+// Per stage: the weight, KV-cache and workspace buffers and the facts that account for them
+// (CAPM-1), with the KV cache sized by the inference shape (KV-2), a workspace above the
+// unfused bound (WS-2) and a capacity the total fits (CAPM-2).
+void add_inference_memory(PortablePlanIR& p, const DistributedTaskIR& d, const Knobs& kn) {
+  const InferenceShape& is = *d.inference;
+  const std::int64_t t = axis_or_one(d.mesh, "tp"), stages = axis_or_one(d.mesh, "pp");
+  std::int64_t world = 1;
+  for (const auto& a : d.mesh.axes) world *= a.size;
+  auto val = [](const Expr& e) { return e.constant().value_or(Rat(0)); };
+  const Rat E = is.dtype == "fp32" ? 4 : 2, k = val(is.kv_heads), b = val(is.batch), q = val(is.query), c = val(is.context), H = val(is.hidden),
+            a = val(is.heads), F = val(is.ffn), dd = val(is.head_dim);
+  const Rat T(t);
+  const Rat kv = b * c * (k >= T ? Rat(k / T) : Rat(1)) * dd * E;
+  const Rat ws = b * q * H * E + E * std::max({Rat(3 * b * q * H / T), Rat(b * (a / T) * q * c), Rat(b * q * F / T)});
+  std::vector<std::set<std::string>> written(static_cast<std::size_t>(stages));
+  for (const auto& task : d.tasks)
+    for (const auto& e : task.effects)
+      if (e.kind == EffectKind::write) written[static_cast<std::size_t>(task.ranks.front() / (world / stages))].insert(e.value);
+  const std::string src = d.tasks.front().id;
+  auto buffer = [&](std::string id, BufferRole role, Storage storage, Expr size) {
+    p.buffers.push_back(PortableBuffer{64, {}, std::move(id), derived("portable.buffer", {src}), std::nullopt, role, std::move(size), storage});
+    return static_cast<Index>(p.buffers.size() - 1);
+  };
+  for (std::int64_t s = 0; s < stages; ++s) {
+    K r = row(kn.rows, 1200 + static_cast<std::size_t>(s));
+    const std::string tag = "s" + std::to_string(s);
+    Indices w, kvs;
+    Expr wsum;
+    for (std::uint32_t j = 0; j <= r(0, 2); ++j) {
+      const Expr size(static_cast<long long>(256 * (1 + r(1 + j, 64))));
+      w.push_back(buffer("b:weight." + tag + "." + std::to_string(j), BufferRole::weight, Storage::constant, size));
+      wsum += size;
+    }
+    for (std::size_t j = 0; j < written[static_cast<std::size_t>(s)].size(); ++j) kvs.push_back(buffer("b:kv." + tag + "." + std::to_string(j), BufferRole::kv_cache, Storage::state, Expr(kv)));
+    const Expr ws_size = Expr(ws) + Expr(static_cast<long long>(64 * r(3, 16)));
+    const Index wsb = buffer("b:workspace." + tag, BufferRole::workspace, Storage::workspace, ws_size);
+    const Expr kv_total = Expr(kv * static_cast<std::int64_t>(kvs.size()));
+    const Expr total = wsum + kv_total + ws_size;
+    std::vector<MemoryFact> facts = {
+        MemoryFact{w, wsum, MemoryCategory::weights, -1, s},
+        MemoryFact{kvs, kv_total, MemoryCategory::kv_cache, -1, s},
+        MemoryFact{{wsb}, ws_size, MemoryCategory::workspace, -1, s},
+        MemoryFact{{}, total, MemoryCategory::total, -1, s},
+        MemoryFact{{}, total + Expr(static_cast<long long>(1 + r(4, 1u << 16))), MemoryCategory::capacity, -1, s},
+    };
+    if (r.flag(5, 2)) std::reverse(facts.begin(), facts.end());
+    p.memory.insert(p.memory.end(), facts.begin(), facts.end());
+  }
+}
+
 Snapshot<PortablePlanIR> build_portable(const Snapshot<DistributedTaskIR>& parent, const Knobs& kn) {
   const DistributedTaskIR& d = parent.payload;
   K g{&kn.global};
@@ -460,6 +559,11 @@ Snapshot<PortablePlanIR> build_portable(const Snapshot<DistributedTaskIR>& paren
                                           BufferRole::optimizer_state, BufferRole::output, BufferRole::weight, BufferRole::workspace};
   static constexpr Storage kProduced[] = {Storage::transient, Storage::output, Storage::persistent, Storage::state, Storage::workspace};
   static constexpr Storage kGiven[] = {Storage::input, Storage::constant, Storage::state, Storage::workspace};
+  // an inference plan accounts for every weight, KV-cache and workspace buffer (CAPM-1), so
+  // the task buffers take the other roles and the accounted buffers are added per stage
+  static constexpr BufferRole kPlainRoles[] = {BufferRole::activation, BufferRole::gradient, BufferRole::message, BufferRole::optimizer_state, BufferRole::output};
+  const bool inference = d.inference.has_value();
+  auto role = [&](K r, std::size_t i) { return inference ? kPlainRoles[r(i, 5)] : kRoles[r(i, 8)]; };
 
   auto size_of = [](K r, std::size_t i) {
     switch (r(i, 4)) {
@@ -478,7 +582,7 @@ Snapshot<PortablePlanIR> build_portable(const Snapshot<DistributedTaskIR>& paren
     PortableBuffer b;
     b.id = "b:in" + std::to_string(k);
     b.storage = kGiven[g(1 + k, 4)];
-    b.role = b.storage == Storage::input ? BufferRole::input : kRoles[r(0, 8)];
+    b.role = b.storage == Storage::input ? BufferRole::input : role(r, 0);
     b.alignment = std::int64_t{1} << r(1, 9);
     b.size = size_of(r, 2);
     b.lineage = derived("portable.buffer", {d.tasks[r(5, static_cast<std::uint32_t>(d.tasks.size()))].id});
@@ -496,6 +600,7 @@ Snapshot<PortablePlanIR> build_portable(const Snapshot<DistributedTaskIR>& paren
     pt.phase = dt.phase;
     pt.repeat = dt.repeat;
     pt.replication = dt.replication;
+    pt.effects = dt.effects;
     pt.lineage = derived("portable.task", {dt.id});
     pt.dependencies = dt.dependencies;
     pt.ranks = dt.ranks;
@@ -524,7 +629,7 @@ Snapshot<PortablePlanIR> build_portable(const Snapshot<DistributedTaskIR>& paren
       b.id = "b:" + dt.id + ":" + std::to_string(k);
       b.producer = static_cast<Index>(t);
       b.storage = kProduced[r(5 + k, 5)];
-      b.role = kRoles[r(7 + k, 8)];
+      b.role = role(r, 7 + k);
       b.alignment = std::int64_t{1} << r(9 + k, 9);
       b.size = size_of(row(kn.rows, t + 500 + k), 0);
       b.lineage = derived("portable.buffer", {dt.id});
@@ -538,6 +643,10 @@ Snapshot<PortablePlanIR> build_portable(const Snapshot<DistributedTaskIR>& paren
   for (std::size_t t = 0; t < p.tasks.size(); ++t)
     for (Index b : p.tasks[t].inputs) p.buffers[static_cast<std::size_t>(b)].consumers.push_back(static_cast<Index>(t));
 
+  if (inference) {
+    add_inference_memory(p, d, kn);
+    return make_snapshot(std::move(p), {parent.digest});
+  }
   // memory facts: every scheduled stage (MEM-2 needs its peak), or stage 0 if the knobs say so
   std::vector<const StageSchedule*> stages;
   for (const auto& s : d.schedule) stages.push_back(&s);
@@ -586,6 +695,8 @@ Snapshot<PortablePlanIR> build_portable(const Snapshot<DistributedTaskIR>& paren
     facts.push_back(MemoryFact{o, sum(o), MemoryCategory::optimizer_state, -1, s.stage});
     facts.push_back(MemoryFact{{}, peak, MemoryCategory::activations_peak, -1, s.stage});
     facts.push_back(MemoryFact{{}, sum(w) + sum(gr) + sum(o) + peak, MemoryCategory::total, -1, s.stage});
+    if (r.flag(9, 2))  // a device capacity with at least one byte to spare (CAPM-2)
+      facts.push_back(MemoryFact{{}, facts.back().bytes + Expr(static_cast<long long>(1 + r(10, 1u << 16))), MemoryCategory::capacity, -1, s.stage});
     if (r.flag(8, 2)) std::reverse(facts.begin(), facts.end());
     p.memory.insert(p.memory.end(), facts.begin(), facts.end());
   }
@@ -943,6 +1054,8 @@ std::optional<AnySnapshot> Chain::parent() const {
   if (!p) return std::nullopt;
   return at(*p);
 }
+
+void showValue(Layer l, std::ostream& os) { os << layer_name(l); }
 
 void showValue(const Chain& c, std::ostream& os) {
   os << "Chain up to " << layer_name(c.top) << ":\n";

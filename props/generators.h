@@ -58,6 +58,8 @@ struct Chain {
 
 /// RapidCheck counterexample printer: the canonical bytes of every snapshot of the chain.
 void showValue(const Chain& c, std::ostream& os);
+/// RapidCheck counterexample printer for a layer (its schema name).
+void showValue(Layer l, std::ostream& os);
 
 /// \name Snapshot generators (a child generator is parameterised by its verified parent)
 ///@{

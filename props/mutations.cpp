@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <type_traits>
 #include <utility>
 
@@ -458,6 +459,46 @@ void dag_ops(Catalog& c, bool self_edge_exact, bool cycle_exact) {
   });
 }
 
+// SYM-1 (a malformed declaration) and SYM-2 (an undeclared symbol) for layers with symbols.
+template <class P>
+void sym_ops(Catalog& c) {
+  const std::string S = short_of<P>();
+  c.edit<P>("malformed_symbol." + S, "SYM-1", [](P& p, Pick& pk, const AnySnapshot*) {
+    if (p.symbols.empty()) return false;
+    const std::size_t i = pk(p.symbols.size());
+    Symbol& x = p.symbols[i];
+    switch (pk(4)) {  // none of these changes a divisibility fact SHARD-1 reads, except to 0
+      case 0: x.integer = false; break;
+      case 1: x.max = x.min - 1 - Int(static_cast<long long>(pk(5))); break;
+      case 2: x.divisible_by = 0; break;  // 0 divides nothing: every SHARD-1 test passes
+      default: p.symbols.insert(p.symbols.begin() + static_cast<std::ptrdiff_t>(pk(p.symbols.size() + 1)), p.symbols[i]); break;
+    }
+    return true;
+  });
+  // SYM-2: "Z" appears in an expression no other obligation reads.
+  c.edit<P>("undeclared_symbol." + S, "SYM-2", [](P& p, Pick& pk, const AnySnapshot*) {
+    const Expr z = Expr::symbol("Z") * Expr(static_cast<long long>(1 + pk(8)));
+    if constexpr (std::is_same_v<P, ModelIR>) {
+      auto& op = p.operations[pk(p.operations.size())];
+      op.work.temporary_bytes = op.work.temporary_bytes + z;
+    } else if constexpr (std::is_same_v<P, DistributedTaskIR>) {
+      auto& t = p.tasks[pk(p.tasks.size())];
+      t.work.vector_ops = t.work.vector_ops + z;  // WORK-2 reads matrix work only
+    } else {
+      std::vector<bool> counted(p.buffers.size(), false);  // a buffer no memory fact sums
+      for (const auto& f : p.memory)
+        for (Index b : f.buffers) counted[static_cast<std::size_t>(b)] = true;
+      std::vector<std::size_t> bs;
+      for (std::size_t b = 0; b < p.buffers.size(); ++b)
+        if (!counted[b]) bs.push_back(b);
+      if (bs.empty()) return false;
+      auto& size = p.buffers[pk.from(bs)].size;
+      size = size + z;
+    }
+    return true;
+  });
+}
+
 // ---- byte mutations (JSON-*, SCHEMA-*) ---------------------------------------------------
 
 // Offset just after `"payload":{` in canonical snapshot bytes.
@@ -651,22 +692,29 @@ void byte_ops(Catalog& c) {
         }));
   // SCHEMA-6: an enum value outside its spelling list.
   c.add("unknown_enum_value", "SCHEMA-6", A, bytes([](std::string& b, Pick& pk) {
-          std::vector<std::pair<std::size_t, std::size_t>> hits;
-          for (const char* pat : {"\"lineage\":{\"kind\":\"", "\"op\":\"", "\"axis\":\"", "\"target\":\"", "\"role\":\"", "\"storage\":\""}) {
-            const std::string p(pat);
-            for (std::size_t pos = b.find(p, payload_open(b)); pos != std::string::npos; pos = b.find(p, pos + 1)) {
-              const std::size_t vb = pos + p.size(), ve = b.find('"', vb);
-              // "target" is an enum in a ConcretePlanIR only (a callee name in a MachineIR)
-              if (p == "\"target\":\"" && b.compare(vb, ve - vb, "queue") != 0 && b.compare(vb, ve - vb, "slot") != 0) continue;
-              hits.emplace_back(vb, ve);
-            }
-          }
-          if (hits.empty()) return false;
-          auto [vb, ve] = pk.from(hits);
-          static const char* kBogus[] = {"bogus", "Derived", "", "queue "};
-          b.replace(vb, ve - vb, kBogus[pk(4)]);
-          return true;
-        }));
+    // (key, spellings of the enum stored under it); other fields of the same name are strings
+    static const std::vector<std::pair<std::string, std::vector<std::string>>> kEnums = {
+        {"\"lineage\":{\"kind\":\"", {"derived", "introduced"}},
+        {"\"op\":\"", {"call", "copy", "signal", "wait"}},
+        {"\"axis\":\"", {"strategy", "target", "workload"}},
+        {"\"target\":\"", {"queue", "slot"}},
+        {"\"role\":\"", {"activation", "constant", "gradient", "input", "output", "state", "weight", "kv_cache", "message", "optimizer_state", "workspace"}},
+        {"\"storage\":\"", {"constant", "input", "output", "persistent", "state", "transient", "workspace"}},
+        {"\"phase\":\"", {"backward_activation", "backward_weight", "forward", "none", "optimizer", "recompute"}},
+        {"\"category\":\"", {"activations", "activations_peak", "optimizer_state", "total", "weight_gradients", "weights"}},
+    };
+    std::vector<std::pair<std::size_t, std::size_t>> hits;
+    for (const auto& [p, names] : kEnums)
+      for (std::size_t pos = b.find(p, payload_open(b)); pos != std::string::npos; pos = b.find(p, pos + 1)) {
+        const std::size_t vb = pos + p.size(), ve = b.find('"', vb);
+        if (std::find(names.begin(), names.end(), b.substr(vb, ve - vb)) != names.end()) hits.emplace_back(vb, ve);
+      }
+    if (hits.empty()) return false;
+    auto [vb, ve] = pk.from(hits);
+    static const char* kBogus[] = {"bogus", "Derived", "", "queue "};
+    b.replace(vb, ve - vb, kBogus[pk(4)]);
+    return true;
+  }));
   // SCHEMA-7: an exact quantity not in canonical form ("2*B+0", "07", "2/4", "S*B").
   c.add("noncanonical_exact_number", "SCHEMA-7", A, bytes([](std::string& b, Pick& pk) {
           auto v = string_value(b, {"matrix_ops", "write_bytes", "size", "memory_bytes", "capacity", "offset", "start", "end", "duration", "message_bytes"}, pk);
@@ -809,6 +857,58 @@ std::int64_t world_of(const Mesh& m) {
   return w;
 }
 
+// The last task before `i` that writes state `value`, or -1.
+template <class T>
+std::int64_t last_writer_before(const std::vector<T>& tasks, std::size_t i, const std::string& value) {
+  for (std::size_t j = i; j-- > 0;)
+    for (const auto& e : tasks[j].effects)
+      if (e.kind == EffectKind::write && e.value == value) return static_cast<std::int64_t>(j);
+  return -1;
+}
+
+// True when dependency u of task i orders one of i's state effects after its last writer
+// (EFFECT-2/3 read it).
+template <class T>
+bool orders_an_effect(const std::vector<T>& tasks, std::size_t i, Index u) {
+  for (const auto& e : tasks[i].effects)
+    if (last_writer_before(tasks, i, e.value) == u) return true;
+  return false;
+}
+
+// EFFECT-1/4: a task's effects reordered (a read and a write swapped) or a read dropped;
+// neither changes which task last writes a state before any other.
+template <class T>
+bool shuffle_effects(std::vector<T>& tasks, Pick& pk) {
+  std::vector<T*> ts;
+  for (auto& t : tasks) {
+    bool mixed = t.effects.size() >= 2 && t.effects[0].kind != t.effects[1].kind;
+    bool reads = std::any_of(t.effects.begin(), t.effects.end(), [](const TaskEffect& e) { return e.kind == EffectKind::read; });
+    if (mixed || reads) ts.push_back(&t);
+  }
+  if (ts.empty()) return false;
+  auto& e = pk.from(ts)->effects;
+  if (e.size() >= 2 && e[0].kind != e[1].kind && pk(2)) std::swap(e[0], e[1]);
+  else e.erase(std::find_if(e.begin(), e.end(), [](const TaskEffect& x) { return x.kind == EffectKind::read; }));
+  return true;
+}
+
+// A dependency of a task whose effects are all of `kind` that orders it after the last writer.
+template <class T>
+bool drop_effect_order(std::vector<T>& tasks, EffectKind kind, Pick& pk) {
+  std::vector<std::pair<std::size_t, Index>> cand;
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const auto& e = tasks[i].effects;
+    if (e.empty() || !std::all_of(e.begin(), e.end(), [&](const TaskEffect& x) { return x.kind == kind; })) continue;
+    const std::int64_t w = last_writer_before(tasks, i, e[0].value);
+    if (w >= 0) cand.emplace_back(i, static_cast<Index>(w));
+  }
+  if (cand.empty()) return false;
+  auto [i, w] = pk.from(cand);
+  auto& d = tasks[i].dependencies;
+  d.erase(std::remove(d.begin(), d.end(), w), d.end());
+  return true;
+}
+
 void distributed_ops(Catalog& c) {
   using P = DistributedTaskIR;
   c.edit<P>("dangling_task_reference", "REF-1", [](P& p, Pick& pk, const AnySnapshot*) {
@@ -831,9 +931,9 @@ void distributed_ops(Catalog& c) {
     auto& axes = p.mesh.axes;
     std::size_t ip = 0;
     while (axes[ip].name != "pp") ++ip;
-    std::vector<std::string> ok;
+    std::vector<std::string> ok;  // (the inference families search from the outermost axis)
     for (std::size_t j = 0; j < axes.size(); ++j)
-      if (j != ip && (ip < j || axes[ip].size == axes[j].size)) ok.push_back(axes[j].name);
+      if (j != ip && axes[ip].size == axes[j].size) ok.push_back(axes[j].name);
     if (ok.empty()) return false;
     axes[ip].name = pk.from(ok);
     return true;
@@ -876,9 +976,9 @@ void distributed_ops(Catalog& c) {
     return true;
   });
   c.edit<P>("compute_with_collective", "MESH-3", [](P& p, Pick& pk, const AnySnapshot*) {
-    std::vector<DistTask*> ts;
+    std::vector<DistTask*> ts;  // a task naming no value (VOL-1 would read the payload)
     for (auto& t : p.tasks)
-      if (t.kind != TaskKind::collective) ts.push_back(&t);
+      if (t.kind != TaskKind::collective && t.value.empty()) ts.push_back(&t);
     if (ts.empty()) return false;
     DistTask& t = *pk.from(ts);
     t.collective = Collective{t.ranks, CollectiveKind::all_reduce, Expr(8LL), Reduction::sum, ""};
@@ -935,9 +1035,9 @@ void distributed_ops(Catalog& c) {
   });
   c.edit<P>("compute_from_two_sources", "WORK-2", [](P& p, Pick& pk, const AnySnapshot* parent) {
     const auto& m = std::get<Snapshot<ModelIR>>(*parent).payload;
-    std::vector<DistTask*> ts;
+    std::vector<DistTask*> ts;  // (a task with effects would also break EFFECT-1)
     for (auto& t : p.tasks)
-      if (counted_by_work2(t)) ts.push_back(&t);
+      if (counted_by_work2(t) && t.effects.empty()) ts.push_back(&t);
     if (ts.empty()) return false;
     pk.from(ts)->lineage.sources.push_back(m.values[pk(m.values.size())].id);
     return true;
@@ -1132,6 +1232,46 @@ void distributed_ops(Catalog& c) {
     *pk.from(cand) = Shard{"", -1, 1, 0, other->id};  // now owns a non-weight value instead
     return true;
   });
+  // EFFECT-1: a compute task's effects are not its operation's, in order.
+  c.edit<P>("effects_not_the_operations", "EFFECT-1", [](P& p, Pick& pk, const AnySnapshot*) { return shuffle_effects(p.tasks, pk); });
+  // EFFECT-2: a task that only reads a state no longer depends on its last writer.
+  c.edit<P>("read_not_after_write", "EFFECT-2", [](P& p, Pick& pk, const AnySnapshot*) { return drop_effect_order(p.tasks, EffectKind::read, pk); });
+  // EFFECT-3: a task that only writes a state no longer depends on the previous writer.
+  c.edit<P>("writes_unordered", "EFFECT-3", [](P& p, Pick& pk, const AnySnapshot*) { return drop_effect_order(p.tasks, EffectKind::write, pk); });
+  // KV-1: the inference shape no longer describes the KV-cache state (the workspace bound
+  // only grows, so WS-1 still holds).
+  c.edit<P>("kv_shape_mismatch", "KV-1", [](P& p, Pick& pk, const AnySnapshot*) {
+    if (!p.inference) return false;
+    auto& is = *p.inference;
+    switch (pk(5)) {
+      case 0: is.context = is.context + Expr(16LL); break;
+      case 1: is.head_dim = is.head_dim + Expr(8LL); break;
+      case 2:
+        if (is.dtype == "fp32") return false;
+        is.dtype = "fp32";
+        break;
+      case 3: is.kv_heads = Expr(3LL); break;  // t = 2: neither divides the other; t = 1: not the state's k
+      default: p.inference.reset(); break;
+    }
+    return true;
+  });
+  // WS-1: a workspace bound of zero, below what some compute task materialises.
+  c.edit<P>("workspace_bound_too_small", "WS-1", [](P& p, Pick&, const AnySnapshot* parent) {
+    if (!p.inference) return false;
+    const auto& m = std::get<Snapshot<ModelIR>>(*parent).payload;
+    bool some = false;
+    for (const auto& t : p.tasks) {
+      if (t.kind != TaskKind::compute || t.lineage.sources.size() != 1 || t.ranks.empty()) continue;
+      for (const auto& op : m.operations)
+        if (op.id == t.lineage.sources[0])
+          for (Index v : op.outputs) some = some || m.values[static_cast<std::size_t>(v)].role == ValueRole::activation;
+    }
+    if (!some) return false;
+    p.inference->hidden = Expr();
+    p.inference->heads = Expr();
+    p.inference->ffn = Expr();
+    return true;
+  });
 }
 
 void portable_ops(Catalog& c) {
@@ -1223,7 +1363,7 @@ void portable_ops(Catalog& c) {
     std::vector<std::pair<std::size_t, Index>> cand;  // (task, producer dependency to drop)
     for (std::size_t t = 0; t < p.tasks.size(); ++t)
       for (Index b : p.tasks[t].inputs)
-        if (auto pr = p.buffers[static_cast<std::size_t>(b)].producer) cand.emplace_back(t, *pr);
+        if (auto pr = p.buffers[static_cast<std::size_t>(b)].producer; pr && !orders_an_effect(p.tasks, t, *pr)) cand.emplace_back(t, *pr);
     if (cand.empty()) return false;
     auto [t, pr] = pk.from(cand);
     auto& d = p.tasks[t].dependencies;
@@ -1284,7 +1424,11 @@ void portable_ops(Catalog& c) {
     return true;
   });
   c.edit<P>("task_planned_twice", "WORK-1", [](P& p, Pick& pk, const AnySnapshot*) {
-    PortableTask t = p.tasks[pk(p.tasks.size())];
+    std::vector<std::size_t> ts;  // without effects (a copy would write out of order)
+    for (std::size_t i = 0; i < p.tasks.size(); ++i)
+      if (p.tasks[i].effects.empty()) ts.push_back(i);
+    if (ts.empty()) return false;
+    PortableTask t = p.tasks[pk.from(ts)];
     t.id += ":again";
     t.inputs.clear();
     t.outputs.clear();
@@ -1293,18 +1437,28 @@ void portable_ops(Catalog& c) {
   });
   c.edit<P>("task_from_two_sources", "WORK-1", [](P& p, Pick& pk, const AnySnapshot* parent) {
     const auto& d = std::get<Snapshot<DistributedTaskIR>>(*parent).payload;
-    auto& t = p.tasks[pk(p.tasks.size())];
+    std::vector<PortableTask*> ts;  // without effects (EFFECT-4 compares them to one source's)
+    for (auto& x : p.tasks)
+      if (x.effects.empty()) ts.push_back(&x);
+    if (ts.empty()) return false;
+    auto& t = *pk.from(ts);
     t.lineage.sources.push_back(d.tasks[pk(d.tasks.size())].id);
     return true;
   });
   // MEM-1: a fact claims a buffer its bytes do not count.
   c.edit<P>("fact_claims_extra_buffer", "MEM-1", [](P& p, Pick& pk, const AnySnapshot*) {
+    // facts without a per-buffer rule of their own (KV-2, WS-2 check kv_cache and workspace
+    // facts), and in an inference plan a buffer whose claims CAPM-1 does not count
+    using M = MemoryCategory;
+    const bool inference = std::any_of(p.memory.begin(), p.memory.end(), [](const MemoryFact& f) { return f.category == M::kv_cache; });
     std::vector<MemoryFact*> fs;
     for (auto& f : p.memory)
-      if (f.category != MemoryCategory::activations_peak && f.category != MemoryCategory::total) fs.push_back(&f);
+      if (f.category == M::activations || f.category == M::weights || f.category == M::weight_gradients || f.category == M::optimizer_state) fs.push_back(&f);
     Indices bs;
-    for (std::size_t b = 0; b < p.buffers.size(); ++b)
-      if (!(p.buffers[b].size == Expr())) bs.push_back(static_cast<Index>(b));
+    for (std::size_t b = 0; b < p.buffers.size(); ++b) {
+      const BufferRole r = p.buffers[b].role;
+      if (!(p.buffers[b].size == Expr()) && !(inference && (r == BufferRole::weight || r == BufferRole::kv_cache || r == BufferRole::workspace))) bs.push_back(static_cast<Index>(b));
+    }
     if (fs.empty() || bs.empty()) return false;
     pk.from(fs)->buffers.push_back(pk.from(bs));
     return true;
@@ -1315,15 +1469,24 @@ void portable_ops(Catalog& c) {
     if (d.schedule.empty()) return false;
     const std::int64_t stage = d.schedule[pk(d.schedule.size())].stage;
     const Expr delta = pk(2) ? Expr(static_cast<long long>(1 + pk(100))) : Expr::symbol("B");
-    for (auto& f : p.memory)
-      if (f.stage == stage && (f.category == MemoryCategory::activations_peak || f.category == MemoryCategory::total)) f.bytes = f.bytes + delta;
+    for (auto& f : p.memory)  // (the capacity moves too, so CAPM-2 still decides the total fits)
+      if (f.stage == stage && (f.category == MemoryCategory::activations_peak || f.category == MemoryCategory::total || f.category == MemoryCategory::capacity))
+        f.bytes = f.bytes + delta;
     return true;
   });
   // MEM-3: a stage's facts are incomplete, duplicated or do not add up.
   c.edit<P>("memory_facts_inconsistent", "MEM-3", [](P& p, Pick& pk, const AnySnapshot*) {
-    std::vector<std::size_t> fs;  // not peaks: MEM-2 reads those
-    for (std::size_t k = 0; k < p.memory.size(); ++k)
-      if (p.memory[k].category != MemoryCategory::activations && p.memory[k].category != MemoryCategory::activations_peak) fs.push_back(k);
+    // not peaks (MEM-2 reads those), not capacities (MEM-3 does not count them), and not on
+    // an inference stage (CAPM-1 replaces MEM-3 there)
+    using M = MemoryCategory;
+    std::set<std::int64_t> inference_stages;
+    for (const auto& f : p.memory)
+      if (f.category == M::kv_cache) inference_stages.insert(f.stage);
+    std::vector<std::size_t> fs;
+    for (std::size_t k = 0; k < p.memory.size(); ++k) {
+      const M cat = p.memory[k].category;
+      if (cat != M::activations && cat != M::activations_peak && cat != M::capacity && !inference_stages.count(p.memory[k].stage)) fs.push_back(k);
+    }
     if (fs.empty()) return false;
     const std::size_t k = pk.from(fs);
     switch (pk(3)) {
@@ -1334,6 +1497,69 @@ void portable_ops(Catalog& c) {
         p.memory[k].bytes = p.memory[k].bytes + Expr(1LL);
         break;
     }
+    return true;
+  });
+  // EFFECT-4: a portable task's effects are not those of the distributed task it copies.
+  c.edit<P>("effects_not_the_tasks", "EFFECT-4", [](P& p, Pick& pk, const AnySnapshot*) { return shuffle_effects(p.tasks, pk); });
+  // KV-2: a KV-cache buffer (and its fact, total and capacity, consistently) off the
+  // inference shape's per-rank state size.
+  c.edit<P>("kv_buffer_resized", "KV-2", [](P& p, Pick& pk, const AnySnapshot*) {
+    using M = MemoryCategory;
+    std::vector<MemoryFact*> kv;
+    for (auto& f : p.memory)
+      if (f.category == M::kv_cache && !f.buffers.empty()) kv.push_back(&f);
+    if (kv.empty()) return false;
+    MemoryFact& f = *pk.from(kv);
+    const Expr delta(static_cast<long long>(pk(2) ? 64 : -1));
+    auto& size = p.buffers[static_cast<std::size_t>(f.buffers[pk(f.buffers.size())])].size;
+    size = size + delta;
+    for (auto& g : p.memory)
+      if (g.stage == f.stage && (g.category == M::kv_cache || g.category == M::total || g.category == M::capacity)) g.bytes = g.bytes + delta;
+    return true;
+  });
+  // WS-2: a workspace buffer (and its fact and total) below the unfused bound.
+  c.edit<P>("workspace_below_bound", "WS-2", [](P& p, Pick& pk, const AnySnapshot* parent) {
+    using M = MemoryCategory;
+    const auto& d = std::get<Snapshot<DistributedTaskIR>>(*parent).payload;
+    if (!d.inference) return false;
+    std::vector<MemoryFact*> ws;
+    for (auto& f : p.memory)
+      if (f.category == M::workspace && f.buffers.size() == 1) ws.push_back(&f);
+    if (ws.empty()) return false;
+    MemoryFact& f = *pk.from(ws);
+    auto& size = p.buffers[static_cast<std::size_t>(f.buffers[0])].size;
+    // the bound is at least b q H e = one activation; the buffer drops to half of it
+    const Expr target = Expr(d.inference->batch * d.inference->query * d.inference->hidden * Expr(make_rat(1, 2)));
+    const Expr delta = target - size;
+    size = target;
+    for (auto& g : p.memory)
+      if (g.stage == f.stage && (g.category == M::workspace || g.category == M::total)) g.bytes = g.bytes + delta;
+    return true;
+  });
+  // CAPM-1: an inference stage without its capacity, or whose total is not the sum.
+  c.edit<P>("inference_memory_incomplete", "CAPM-1", [](P& p, Pick& pk, const AnySnapshot*) {
+    using M = MemoryCategory;
+    std::vector<std::size_t> cand;
+    for (std::size_t k = 0; k < p.memory.size(); ++k)
+      if ((p.memory[k].category == M::capacity || p.memory[k].category == M::total) &&
+          std::any_of(p.memory.begin(), p.memory.end(), [&](const MemoryFact& f) { return f.category == M::kv_cache && f.stage == p.memory[k].stage; }))
+        cand.push_back(k);
+    if (cand.empty()) return false;
+    const std::size_t k = pk.from(cand);
+    if (p.memory[k].category == M::capacity) p.memory.erase(p.memory.begin() + static_cast<std::ptrdiff_t>(k));
+    else p.memory[k].bytes = p.memory[k].bytes + Expr(1LL);  // every capacity has a byte to spare
+    return true;
+  });
+  // CAPM-2: a stage's total exceeds its capacity.
+  c.edit<P>("over_capacity", "CAPM-2", [](P& p, Pick& pk, const AnySnapshot*) {
+    using M = MemoryCategory;
+    std::vector<MemoryFact*> caps;
+    for (auto& f : p.memory)
+      if (f.category == M::capacity) caps.push_back(&f);
+    if (caps.empty()) return false;
+    MemoryFact& cap = *pk.from(caps);
+    for (const auto& f : p.memory)
+      if (f.category == M::total && f.stage == cap.stage) cap.bytes = f.bytes - Expr(static_cast<long long>(1 + pk(100)));
     return true;
   });
 }
@@ -1927,6 +2153,9 @@ std::vector<Mutation> build() {
   dag_ops<PortablePlanIR>(c, true, true);
   dag_ops<ConcretePlanIR>(c, false, false);
   dag_ops<MachineIR>(c, false, true);
+  sym_ops<ModelIR>(c);
+  sym_ops<DistributedTaskIR>(c);
+  sym_ops<PortablePlanIR>(c);
   model_ops(c);
   distributed_ops(c);
   portable_ops(c);

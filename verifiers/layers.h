@@ -32,6 +32,16 @@ void model_to_distributed(check::Ctx& c, const ModelIR& m, const DistributedTask
 void portable(check::Ctx& c, const PortablePlanIR& p);
 /// WORK-1, MEM-2 of a PortablePlanIR against its DistributedTaskIR.
 void distributed_to_portable(check::Ctx& c, const DistributedTaskIR& d, const PortablePlanIR& p);
+/// EFFECT-2..3 (reads after writes, ordered writes) on a DistributedTaskIR.
+void effects(check::Ctx& c, const DistributedTaskIR& d);
+/// EFFECT-2..3 on a PortablePlanIR.
+void effects(check::Ctx& c, const PortablePlanIR& p);
+/// CAPM-1..2 (inference memory facts complete; totals fit the capacity) on a PortablePlanIR.
+void capacity(check::Ctx& c, const PortablePlanIR& p);
+/// EFFECT-1, KV-1, WS-1 of a DistributedTaskIR against its ModelIR.
+void model_to_distributed_infer(check::Ctx& c, const ModelIR& m, const DistributedTaskIR& d);
+/// EFFECT-4, KV-2, WS-2 of a PortablePlanIR against its DistributedTaskIR.
+void distributed_to_portable_infer(check::Ctx& c, const DistributedTaskIR& d, const PortablePlanIR& p);
 /// OBS-1 against the ConcretePlanIR.
 void observations_trace(check::Ctx& c, const ConcretePlanIR& plan, const ObservationSet& o);
 

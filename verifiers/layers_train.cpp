@@ -187,8 +187,9 @@ void model_to_distributed(check::Ctx& c, const ModelIR& m, const DistributedTask
 }
 
 void portable(check::Ctx& c, const PortablePlanIR& p) {
-  std::map<std::int64_t, std::array<Expr, 6>> by_stage;
-  std::map<std::int64_t, std::array<int, 6>> count;
+  constexpr std::size_t kCats = std::size(codec::EnumNames<MemoryCategory>::names);
+  std::map<std::int64_t, std::array<Expr, kCats>> by_stage;
+  std::map<std::int64_t, std::array<int, kCats>> count;
   for (std::size_t k = 0; k < p.memory.size(); ++k) {
     const auto& f = p.memory[k];
     std::string path = "/payload/memory/" + std::to_string(k);
@@ -198,7 +199,7 @@ void portable(check::Ctx& c, const PortablePlanIR& p) {
       if (!check::ref(c, f.buffers[j], p.buffers.size(), path + "/buffers/" + std::to_string(j))) { refs_ok = false; continue; }
       sum += p.buffers[static_cast<std::size_t>(f.buffers[j])].size;
     }
-    bool derived = f.category == MemoryCategory::activations_peak || f.category == MemoryCategory::total;
+    bool derived = f.category == MemoryCategory::activations_peak || f.category == MemoryCategory::total || f.category == MemoryCategory::capacity;
     if (refs_ok && !derived && !(sum == f.bytes)) c.err("MEM-1", path + "/bytes", "claims " + f.bytes.str() + " bytes but its buffers add up to " + sum.str());
     if (f.category != MemoryCategory::activations) {
       by_stage[f.stage][static_cast<std::size_t>(f.category)] = f.bytes;
@@ -209,6 +210,7 @@ void portable(check::Ctx& c, const PortablePlanIR& p) {
     const auto& n = count[stage];
     using M = MemoryCategory;
     auto ix = [](M m) { return static_cast<std::size_t>(m); };
+    if (n[ix(M::kv_cache)] > 0) continue;  // an inference stage: CAPM-1
     if (n[ix(M::weights)] != 1 || n[ix(M::weight_gradients)] != 1 || n[ix(M::optimizer_state)] != 1 || n[ix(M::activations_peak)] != 1 || n[ix(M::total)] != 1)
       c.err("MEM-3", "/payload/memory", "stage " + std::to_string(stage) + " must have exactly one fact of each category");
     else if (!(b[ix(M::total)] == b[ix(M::weights)] + b[ix(M::weight_gradients)] + b[ix(M::optimizer_state)] + b[ix(M::activations_peak)]))

@@ -73,6 +73,8 @@ void entities(const ConcretePlanIR& p, F&& f) {
   for (std::size_t i = 0; i < p.buffers.size(); ++i) f("buffers", i, p.buffers[i].id, &p.buffers[i].lineage, nullptr);
   for (std::size_t i = 0; i < p.commands.size(); ++i) f("commands", i, p.commands[i].id, &p.commands[i].lineage, &p.commands[i].attrs);
   for (std::size_t i = 0; i < p.tokens.size(); ++i) f("tokens", i, p.tokens[i].id, nullptr, nullptr);
+  for (std::size_t i = 0; i < p.engines.size(); ++i) f("engines", i, p.engines[i].id, nullptr, nullptr);
+  for (std::size_t i = 0; i < p.implementations.size(); ++i) f("implementations", i, p.implementations[i].id, nullptr, nullptr);
   if (p.queue)
     for (std::size_t i = 0; i < p.queue->queues.size(); ++i) f("queue/queues", i, p.queue->queues[i].id, nullptr, nullptr);
 }
@@ -150,6 +152,28 @@ void identity(Ctx& c, const P& p, std::size_t layer, bool root) {
           c.err("ATTR-1", path, "attribute \"" + k + "\" is reserved: it is owned by " + owner + ", a later layer");
         }
   });
+}
+
+// SYM-1: symbol declarations are well-formed; SYM-2: every symbol used is declared.
+template <class P>
+void symbols(Ctx& c, const P& p) {
+  if constexpr (requires { p.symbols; }) {
+    std::unordered_set<std::string_view> names;
+    for (std::size_t i = 0; i < p.symbols.size(); ++i) {
+      const Symbol& s = p.symbols[i];
+      bool ident = !s.name.empty() && !std::isdigit(static_cast<unsigned char>(s.name[0])) &&
+                   std::all_of(s.name.begin(), s.name.end(), [](unsigned char ch) { return std::isalnum(ch) || ch == '_'; });
+      if (!ident || !names.insert(s.name).second || !s.integer || s.divisible_by < 1 || (s.max && *s.max < s.min))
+        c.err("SYM-1", "/payload/symbols/" + std::to_string(i), "symbol \"" + s.name + "\" must be a unique integer identifier with divisible_by >= 1 and min <= max");
+    }
+    std::string missing;
+    codec::for_each_expr(p, [&](const Expr& e) {
+      if (!missing.empty() || e.is_constant()) return;
+      for (const auto& n : e.symbols())
+        if (!names.count(n)) { missing = n; return; }
+    });
+    if (!missing.empty()) c.err("SYM-2", "/payload/symbols", "symbol \"" + missing + "\" is used in an expression but not declared");
+  }
 }
 
 // ---- REF + DAG per layer; return false when a reference is out of range ----------------
@@ -250,14 +274,22 @@ void layer_checks(Ctx& c, const DistributedTaskIR& d, Scratch& s) {
   if (!refs_dist(c, d, s)) return;
   std::size_t before = c.d.count();
   layers::mesh(c, d);
-  if (c.d.count() == before) layers::distributed(c, d);
+  if (c.d.count() == before) {
+    layers::distributed(c, d);
+    layers::effects(c, d);
+  }
 }
 void layer_checks(Ctx& c, const PortablePlanIR& p, Scratch& s) {
   if (!refs_portable(c, p, s)) return;
   layers::buffers(c, p);
   layers::portable(c, p);
+  layers::effects(c, p);
+  layers::capacity(c, p);
 }
-void layer_checks(Ctx& c, const ConcretePlanIR& p, Scratch& s) { if (refs_concrete(c, p, s)) layers::concrete(c, p); }
+void layer_checks(Ctx& c, const ConcretePlanIR& p, Scratch& s) {
+  if (!refs_concrete(c, p, s)) return;
+  layers::concrete(c, p);
+}
 void layer_checks(Ctx& c, const MachineIR& m, Scratch& s) { if (refs_machine(c, m, s)) layers::machine(c, m); }
 void layer_checks(Ctx& c, const ObservationSet& o, Scratch&) { layers::observations(c, o); }
 void layer_checks(Ctx& c, const TimelineBundle& t, Scratch&) {
@@ -295,6 +327,7 @@ Diagnostics verify_snapshot(const AnySnapshot& any) {
         if (s.parents.size() != want)
           c.err("DIGEST-4", "/parents", std::string(schema_of(any)) + " must have exactly " + std::to_string(want) + " parent digest(s), found " + std::to_string(s.parents.size()));
         identity(c, s.payload, layer, layer == 0);
+        symbols(c, s.payload);
         Scratch scratch(scratch_size(s.payload));
         layer_checks(c, s.payload, scratch);
       },
@@ -332,8 +365,14 @@ Diagnostics verify_transition(const AnySnapshot& parent, const AnySnapshot& chil
         });
       },
       child);
-  if (cl == 1) layers::model_to_distributed(c, std::get<0>(parent).payload, std::get<1>(child).payload);
-  if (cl == 2) layers::distributed_to_portable(c, std::get<1>(parent).payload, std::get<2>(child).payload);
+  if (cl == 1) {
+    layers::model_to_distributed(c, std::get<0>(parent).payload, std::get<1>(child).payload);
+    layers::model_to_distributed_infer(c, std::get<0>(parent).payload, std::get<1>(child).payload);
+  }
+  if (cl == 2) {
+    layers::distributed_to_portable(c, std::get<1>(parent).payload, std::get<2>(child).payload);
+    layers::distributed_to_portable_infer(c, std::get<1>(parent).payload, std::get<2>(child).payload);
+  }
   if (cl >= 4) {
     const auto& plan = std::get<3>(parent).payload;
     if (cl == 4) layers::timeline(c, plan, std::get<4>(child).payload);

@@ -151,6 +151,9 @@ TEST(ValidChain, GeneratorsCoverEveryFeature) {
     see("collective on a mesh axis", any_task([](const DistTask& t) { return t.collective && !t.collective->axis.empty(); }));
     see("collective moving a value", any_task([](const DistTask& t) { return t.collective && !t.value.empty(); }));
     see("pipeline schedule", !d.schedule.empty());
+    see("inference shape", d.inference.has_value());
+    see("task reading state", any_task([](const DistTask& t) { return t.effects.size() == 1 && t.effects[0].kind == EffectKind::read; }));
+    see("task reading and writing state", any_task([](const DistTask& t) { return t.effects.size() == 2; }));
     see("stage with two chunks", std::any_of(d.schedule.begin(), d.schedule.end(), [](const StageSchedule& s) { return s.chunks == 2; }));
     see("split shard", std::any_of(d.shards.begin(), d.shards.end(), [](const Shard& s) { return s.dim >= 0 && s.pieces > 1; }));
     see("replicated shard", std::any_of(d.shards.begin(), d.shards.end(), [](const Shard& s) { return s.dim < 0; }));
@@ -165,6 +168,8 @@ TEST(ValidChain, GeneratorsCoverEveryFeature) {
     see("buffer with two consumers", consumed);
     see("symbolic buffer size", symsize);
     see("memory facts", !p.memory.empty());
+    see("KV-cache buffer", std::any_of(p.buffers.begin(), p.buffers.end(), [](const PortableBuffer& b) { return b.role == BufferRole::kv_cache && b.consumers.empty(); }));
+    see("capacity fact of a training stage", std::any_of(p.memory.begin(), p.memory.end(), [&](const MemoryFact& f) { return f.category == MemoryCategory::capacity && !d.inference; }));
     see("chunks with different activation bytes", [&] {
       std::map<std::int64_t, std::set<std::string>> per_stage;
       for (const auto& f : p.memory)
@@ -202,7 +207,7 @@ TEST(ValidChain, GeneratorsCoverEveryFeature) {
     }());
   }));
   for (const auto& [what, n] : seen) EXPECT_GT(n, 0) << "the generators never produced: " << what;
-  EXPECT_EQ(seen.size(), 40u);
+  EXPECT_EQ(seen.size(), 45u);
 }
 
 }  // namespace

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0
+// The pass registry of the documentation, and the comparison of declared closed forms with
+// what the passes derive.
+#include "passes/formulas/formulas.h"
+
+#include "passes/formulas/registry.h"
+
+#include <stdexcept>
+
+namespace plancert::formulas {
+
+const std::vector<PassDoc>& pass_docs() {
+  static const std::vector<PassDoc> docs = [] {
+    std::vector<PassDoc> v;
+    // One line per group of passes, in pipeline order (see registry.h).
+    detail::add_training_docs(v);
+    return v;
+  }();
+  return docs;
+}
+
+Expr substitute(const Expr& e, const std::function<std::optional<Expr>(std::string_view)>& value) {
+  Expr out;
+  for (const auto& t : e.terms()) {
+    Expr prod(t.coef);
+    for (const auto& f : t.mono) {
+      const Atom& a = *f.atom;
+      Expr base;
+      if (a.kind == Atom::Kind::Symbol) {
+        auto v = value(a.name);
+        base = v ? *v : Expr::symbol(a.name);
+      } else {
+        Expr x = substitute(a.args[0], value), y = substitute(a.args[1], value);
+        switch (a.kind) {
+          case Atom::Kind::Ceil: base = Expr::ceil_div(x, y); break;
+          case Atom::Kind::Floor: base = Expr::floor_div(x, y); break;
+          case Atom::Kind::Max: base = Expr::max(x, y); break;
+          default: base = Expr::min(x, y); break;
+        }
+      }
+      for (unsigned k = 0; k < f.power; ++k) prod = prod * base;
+    }
+    out = out + prod;
+  }
+  return out;
+}
+
+Expr instantiate(const DeclaredFormula& f, const Bindings& b) {
+  Expr num = f.rhs, den = f.denominator;
+  for (const auto& [name, def] : f.where) {
+    auto one = [&](std::string_view s) -> std::optional<Expr> { return s == name ? std::optional<Expr>(def) : std::nullopt; };
+    num = substitute(num, one);
+    den = substitute(den, one);
+  }
+  auto bound = [&](std::string_view s) -> std::optional<Expr> {
+    auto it = b.find(s);
+    return it == b.end() ? std::nullopt : std::optional<Expr>(Expr(static_cast<long long>(it->second)));
+  };
+  num = substitute(num, bound);
+  den = substitute(den, bound);
+  for (const auto& s : num.symbols())
+    if (s != "B" && s != "s") throw std::invalid_argument(f.name + ": symbol " + s + " has no value in this instance");
+  auto c = den.constant();
+  if (!c) throw std::invalid_argument(f.name + ": the denominator " + den.str() + " is not constant in this instance");
+  if (*c == 0) throw std::invalid_argument(f.name + ": the denominator is zero in this instance");
+  return num / *c;
+}
+
+std::vector<Check> check_formula(const PassDoc& pass, const DeclaredFormula& f) {
+  std::vector<Check> out;
+  for (const auto& d : f.derivations)
+    for (const auto& inst : d.instances) {
+      Check c;
+      c.pass = pass.name;
+      c.formula = f.name;
+      c.what = d.what;
+      c.instance = inst;
+      try {
+        c.declared = instantiate(f, inst);
+        c.derived = d.derive(inst);
+      } catch (const std::exception& e) {
+        c.error = e.what();
+        c.declared = c.derived = Expr();
+      }
+      out.push_back(std::move(c));
+    }
+  return out;
+}
+
+std::vector<Check> check_all() {
+  std::vector<Check> out;
+  for (const auto& p : pass_docs())
+    for (const auto& f : p.formulas) {
+      auto c = check_formula(p, f);
+      out.insert(out.end(), std::make_move_iterator(c.begin()), std::make_move_iterator(c.end()));
+    }
+  return out;
+}
+
+std::string describe(const Check& c) {
+  std::string at;
+  for (const auto& [k, v] : c.instance) at += (at.empty() ? "" : ", ") + k + "=" + std::to_string(v);
+  std::string s = c.pass + " / " + c.formula + " at " + (at.empty() ? "(no bindings)" : at) + " via " + c.what + ": ";
+  if (!c.error.empty()) return s + "error: " + c.error;
+  if (c.ok()) return s + "declared = derived = " + c.declared.str();
+  return s + "declared " + c.declared.str() + ", derived " + c.derived.str();
+}
+
+}  // namespace plancert::formulas

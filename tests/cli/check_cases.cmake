@@ -1,0 +1,13 @@
+# Fails when cli_test.py --list names a case that tests/cli/CMakeLists.txt does not register (or the reverse).
+execute_process(COMMAND /usr/bin/python3 ${SCRIPT} --list OUTPUT_VARIABLE listed RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "cli_test.py --list failed")
+endif()
+string(STRIP "${listed}" listed)
+string(REPLACE "\n" ";" listed "${listed}")
+list(SORT listed)
+set(registered ${CASES})
+list(SORT registered)
+if(NOT listed STREQUAL registered)
+  message(FATAL_ERROR "cli_test.py cases: ${listed}\nregistered in tests/cli/CMakeLists.txt: ${registered}")
+endif()

@@ -1,0 +1,400 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""End-to-end tests of the plancert binary (ctest label `cli`).
+
+    /usr/bin/python3 tests/cli/cli_test.py --plancert BIN --case NAME   # one case
+    /usr/bin/python3 tests/cli/cli_test.py --plancert BIN --case all    # every case
+    /usr/bin/python3 tests/cli/cli_test.py --list                       # case names
+
+Each case runs the binary in a fresh temporary directory and checks exit codes,
+outputs and the one-line diagnostics of bad input. Snapshot inputs are built by
+tools/make_corpus.py (imported), so these tests do not depend on committed files.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+import make_corpus as mc  # noqa: E402
+
+PLANCERT = ""
+CASES = {}
+DEC = re.compile(r"^(0|[1-9][0-9]*)$")
+HEX64 = re.compile(r"^[0-9a-f]{64}$")
+
+
+class Failure(Exception):
+    pass
+
+
+def case(fn):
+    CASES[fn.__name__] = fn
+    return fn
+
+
+def check(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+def run(*args, cwd=None, timeout=120):
+    t0 = time.monotonic()
+    r = subprocess.run([PLANCERT, *map(str, args)], capture_output=True, cwd=cwd, timeout=timeout)
+    r.seconds = time.monotonic() - t0
+    r.out = r.stdout.decode("utf-8", "replace")
+    r.err = r.stderr.decode("utf-8", "replace")
+    check(r.returncode >= 0, f"plancert {' '.join(map(str, args))} was killed by signal {-r.returncode}\n{r.err}")
+    return r
+
+
+def show(r) -> str:
+    return f"exit {r.returncode}\n--- stdout ---\n{r.out[-2000:]}\n--- stderr ---\n{r.err[-2000:]}"
+
+
+def catalog():
+    ids = {}
+    for f in sorted((ROOT / "spec" / "obligations").glob("*.json")):
+        fam = json.loads(f.read_text(encoding="utf-8"))
+        for ob in fam["obligations"]:
+            ids[ob["id"]] = ob
+    return ids
+
+
+def one_line_error(r, code, exit_code=2, stream="err"):
+    """The run exits `exit_code` and reports exactly one line `error[CODE] ...` on `stream`."""
+    check(r.returncode == exit_code, f"expected exit {exit_code}\n{show(r)}")
+    text = r.err if stream == "err" else r.out
+    lines = text.splitlines()
+    check(len(lines) == 1, f"expected a one-line diagnostic on std{stream}, got {len(lines)} line(s)\n{show(r)}")
+    check(lines[0].startswith(f"error[{code}] "), f"expected error[{code}] ...\n{show(r)}")
+
+
+def write(d: Path, name: str, data: bytes) -> Path:
+    p = d / name
+    p.write_bytes(data)
+    return p
+
+
+def model_bytes() -> bytes:
+    return mc.encode(mc.Chain().get("model"))
+
+
+# ---------------------------------------------------------------------------
+# (a) certify
+
+@case
+def certify_default(tmp: Path):
+    r = run("certify", cwd=tmp)
+    check(r.returncode == 0, f"certify with no arguments must succeed\n{show(r)}")
+    check(r.out.rstrip().splitlines()[-1] == "certified", f"the last line must be 'certified'\n{show(r)}")
+    check(not any(tmp.iterdir()), "certify without --out/--report must write no file")
+
+
+def canonical_digest(path: Path) -> dict:
+    raw = path.read_bytes()
+    doc = json.loads(raw.decode("utf-8"))
+    check(mc.encode(doc) == raw, f"{path.name} is not in canonical form")
+    check(doc["version"] == "1.0.0", f"{path.name}: version {doc['version']}")
+    check(mc.digest(doc["schema"], doc["payload"]) == doc["digest"], f"{path.name}: the digest does not recompute")
+    return doc
+
+
+@case
+def certify_outputs_verify(tmp: Path):
+    out, report = tmp / "out", tmp / "report.json"
+    r = run("certify", "--out", out, "--report", report, cwd=tmp)
+    check(r.returncode == 0 and "certified" in r.out, f"certify --out --report must succeed\n{show(r)}")
+    names = sorted(p.name for p in out.iterdir())
+    check(names == ["distributed.json", "model.json", "portable.json"], f"--out holds {names}")
+    docs = {n: canonical_digest(out / f"{n}.json") for n in ("model", "distributed", "portable")}
+    check(docs["model"]["schema"] == "ModelIR" and docs["model"]["parents"] == [], "model.json is a root ModelIR")
+    check(docs["distributed"]["parents"] == [docs["model"]["digest"]], "distributed.json names model.json as its parent")
+    check(docs["portable"]["parents"] == [docs["distributed"]["digest"]], "portable.json names distributed.json as its parent")
+
+    rep = json.loads(report.read_text(encoding="utf-8"))
+    live = catalog()
+    check(rep.get("verdict") == "certified", "report verdict")
+    check(isinstance(rep["model"]["name"], str) and rep["model"]["name"], "model.name")
+    check(isinstance(rep["model"]["parameters"], str) and DEC.match(rep["model"]["parameters"]) and int(rep["model"]["parameters"]) > 0,
+          "model.parameters must be a positive decimal string")
+    stages = rep["stages"]
+    check([s["ir"] for s in stages] == ["ModelIR", "DistributedTaskIR", "PortablePlanIR"], "stages[].ir")
+    for s, n in zip(stages, ("model", "distributed", "portable")):
+        check(HEX64.match(s["digest"]) and s["digest"] == docs[n]["digest"], f"stages digest of {s['ir']} must be that of {n}.json")
+        obs = s["obligations_checked"]
+        check(isinstance(obs, list) and obs and all(o in live for o in obs), f"{s['ir']}: obligations_checked must be catalog IDs")
+    for k in ("matrix_flops_per_iteration", "vector_flops_per_iteration", "message_bytes_per_iteration"):
+        check(isinstance(rep["totals"][k], str) and DEC.match(rep["totals"][k]), f"totals.{k} must be a decimal string")
+    check(int(rep["totals"]["matrix_flops_per_iteration"]) > 10**15, "matrix FLOPs of GPT-3 175B per iteration")
+    ps = rep["pipeline_stages"]
+    check(isinstance(ps, list) and len(ps) == rep["strategy"]["pp"], "one pipeline_stages entry per pipeline stage")
+    for i, st in enumerate(ps):
+        check(st["stage"] == i, "pipeline_stages[].stage")
+        check(isinstance(st["layers"], list) and len(st["layers"]) == 2 and all(isinstance(x, int) for x in st["layers"])
+              and 0 <= st["layers"][0] <= st["layers"][1], f"stage {i}: layers [first, last]")
+        mem = st["memory_bytes"]
+        keys = ("weights", "weight_gradients", "optimizer_state", "activations", "total")
+        check(all(isinstance(mem.get(k), str) and DEC.match(mem[k]) for k in keys), f"stage {i}: memory_bytes needs decimal strings {keys}")
+        check(int(mem["total"]) == sum(int(mem[k]) for k in keys[:4]), f"stage {i}: total is not the sum of its parts")
+
+    # the trusted path accepts every written snapshot, alone and against its parent
+    for f, parent in (("model", None), ("distributed", None), ("portable", None), ("distributed", "model"), ("portable", "distributed")):
+        args = ["verify", out / f"{f}.json"] + (["--parent", out / f"{parent}.json"] if parent else [])
+        v = run(*args)
+        check(v.returncode == 0 and v.out.startswith("accepted: "), f"{' '.join(map(str, args[:2]))} --parent {parent}\n{show(v)}")
+        check(("including the transition" in v.out) == bool(parent), f"verify must say whether the transition was checked\n{show(v)}")
+    # the wrong parent is a rejection (DIGEST-5), not an acceptance
+    v = run("verify", "--format", "json", out / "portable.json", "--parent", out / "model.json")
+    check(v.returncode == 1 and [d["code"] for d in json.loads(v.out)["diagnostics"]] == ["DIGEST-5"], f"wrong parent\n{show(v)}")
+
+
+# ---------------------------------------------------------------------------
+# (b) bad input: exit code and a one-line diagnostic
+
+def bad_snapshot(tmp: Path, name: str, data: bytes, code: str, exit_code=2, budget=10.0):
+    r = run("verify", write(tmp, name, data))
+    check(r.seconds < budget, f"took {r.seconds:.1f} s (budget {budget} s)")
+    if exit_code == 2:
+        one_line_error(r, code)
+        check(r.out == "", f"nothing on stdout for malformed input\n{show(r)}")
+    else:
+        errors = [ln for ln in r.out.splitlines() if ln.startswith("error[")]
+        check(r.returncode == exit_code, f"expected exit {exit_code}\n{show(r)}")
+        check(errors and all(ln.startswith(f"error[{code}] ") for ln in errors), f"expected only error[{code}] lines\n{show(r)}")
+        check(r.out.splitlines()[-1].startswith("rejected: "), f"last line 'rejected: ...'\n{show(r)}")
+    return r
+
+
+@case
+def bad_missing_file(tmp: Path):
+    r = run("verify", tmp / "no-such-file.json")
+    one_line_error(r, "IO-1")
+
+
+@case
+def bad_directory(tmp: Path):
+    one_line_error(run("verify", tmp), "IO-1")
+
+
+@case
+def bad_empty_file(tmp: Path):
+    bad_snapshot(tmp, "empty.json", b"", "JSON-1")
+
+
+@case
+def bad_truncated_json(tmp: Path):
+    m = model_bytes()
+    bad_snapshot(tmp, "truncated.json", m[: len(m) * 2 // 3], "JSON-1")
+
+
+@case
+def bad_duplicate_keys(tmp: Path):
+    bad_snapshot(tmp, "dup.json", mc.edit(model_bytes(), '"name":"tiny-mlp"', '"name":"tiny-mlp","name":"tiny-mlp"'), "JSON-2")
+
+
+@case
+def bad_json_float(tmp: Path):
+    m = mc.encode(mc.Chain().get("dist"))
+    bad_snapshot(tmp, "float.json", mc.edit(m, '"microbatches":2', '"microbatches":2.0'), "JSON-3")
+    # a float where an exact number (a string) belongs is JSON-3 too, not a schema error
+    bad_snapshot(tmp, "float2.json", mc.edit(model_bytes(), '"divisible_by":"2"', '"divisible_by":0.5'), "JSON-3")
+
+
+@case
+def bad_leading_zero(tmp: Path):
+    m = mc.encode(mc.Chain().get("dist"))
+    bad_snapshot(tmp, "zero.json", mc.edit(m, '"microbatches":2', '"microbatches":007'), "JSON-4")
+
+
+@case
+def bad_unknown_field(tmp: Path):
+    s = mc.Chain().get("model")
+    s["payload"]["operations"][0]["flops"] = "256"
+    bad_snapshot(tmp, "unknown.json", mc.encode(mc.redigest(s)), "SCHEMA-4")
+
+
+@case
+def bad_wrong_schema(tmp: Path):
+    s = mc.Chain().get("model")
+    s["schema"] = "ModelIRX"
+    bad_snapshot(tmp, "schema.json", mc.encode(s), "SCHEMA-1")
+
+
+@case
+def bad_wrong_version(tmp: Path):
+    s = mc.Chain().get("model")
+    s["version"] = "2.0.0"
+    bad_snapshot(tmp, "version.json", mc.encode(s), "SCHEMA-2")
+
+
+@case
+def bad_deep_nesting(tmp: Path):
+    n = 200_000
+    data = mc.edit(model_bytes(), '"attrs":{"note":"first projection"}', '"attrs":{"note":' + "[" * n + "]" * n + "}")
+    r = bad_snapshot(tmp, "deep.json", data, "JSON-5", budget=5.0)
+    # and an unterminated one: still no crash
+    bad_snapshot(tmp, "deep2.json", model_bytes()[:-1].replace(b'"rules":[', b'"rules":' + b"[" * n, 1), "JSON-5", budget=5.0)
+    # nesting outside the payload is a type error, still without recursion
+    bad_snapshot(tmp, "deep3.json", b'{"parents":' + b"[" * n + b"]" * n + b"}", "SCHEMA-5", budget=5.0)
+    return r
+
+
+@case
+def bad_sparse_1gib(tmp: Path):
+    p = tmp / "huge.json"
+    with open(p, "wb") as f:
+        f.truncate((1 << 30) + 1)  # sparse: no disk space used, nothing to read
+    r = run("verify", p)
+    check(r.seconds < 2.0, f"IO-2 must be decided from the size, before reading ({r.seconds:.1f} s)")
+    one_line_error(r, "IO-2")
+    # --max-bytes lowers the limit: 1 GiB against 1 MiB, again decided before reading
+    with open(p, "wb") as f:
+        f.truncate(1 << 30)
+    r = run("verify", "--max-bytes", 1 << 20, p)
+    check(r.seconds < 2.0, f"IO-2 must be decided from the size, before reading ({r.seconds:.1f} s)")
+    one_line_error(r, "IO-2")
+
+
+@case
+def bad_huge_buffer_claim(tmp: Path):
+    s = mc.Chain().get("queue")
+    s["payload"]["buffers"][5]["size"] = "1" + "0" * 30
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    bad_snapshot(tmp, "huge-claim.json", mc.encode(mc.redigest(s)), "CAP-1", exit_code=1)
+    rss_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    check(rss_kib < 256 * 1024, f"verify used {rss_kib} KiB of memory for a 10^30-byte claim (before: {before} KiB)")
+
+
+@case
+def bad_wrong_digest(tmp: Path):
+    s = mc.Chain().get("model")
+    s["digest"] = mc.Chain().get("dist")["digest"]
+    r = bad_snapshot(tmp, "digest.json", mc.encode(s), "DIGEST-1", exit_code=1)
+    check("recomputed: " + mc.digest("ModelIR", s["payload"]) in r.out, f"the note must give the recomputed digest\n{show(r)}")
+
+
+# ---------------------------------------------------------------------------
+# (c) explain
+
+@case
+def explain_rule(tmp: Path):
+    ob = catalog()["DAG-2"]
+    r = run("explain", "DAG-2")
+    check(r.returncode == 0, show(r))
+    check(r.out.startswith("DAG-2: " + ob["title"]), f"first line 'DAG-2: {ob['title']}'\n{show(r)}")
+    check(ob["rule"] in r.out and ob["witness"] in r.out, f"explain must print the rule and witness from spec/\n{show(r)}")
+
+
+@case
+def explain_unknown(tmp: Path):
+    r = run("explain", "NOPE-1")
+    check(r.returncode == 2, f"unknown code must exit 2\n{show(r)}")
+    check(len(r.err.splitlines()) == 1 and "NOPE-1" in r.err and r.out == "", f"one line on stderr naming the code\n{show(r)}")
+
+
+@case
+def explain_list(tmp: Path):
+    r = run("explain", "--list")
+    check(r.returncode == 0, show(r))
+    listed = [ln.split()[0] for ln in r.out.splitlines() if ln.strip()]
+    want = list(catalog())
+    check(sorted(listed) == sorted(want) and len(listed) == len(set(listed)), f"--list must list every ID once: missing "
+          f"{sorted(set(want) - set(listed))}, extra {sorted(set(listed) - set(want))}")
+
+
+# ---------------------------------------------------------------------------
+# (d), (e) certify input errors
+
+@case
+def certify_unknown_megatron_flag(tmp: Path):
+    r = run("certify", "--tensor-model-parallel-size", "8", "--no-such-megatron-flag", "1", "--out", tmp / "out", cwd=tmp)
+    one_line_error(r, "CONFIG-7")
+    check(not (tmp / "out").exists(), "a failed certify must not create --out")
+
+
+@case
+def certify_failure_writes_nothing(tmp: Path):
+    strat = json.loads((ROOT / "examples/calculon/strategies/gpt3-175B_seqsel.json").read_text())
+    strat.update(tensor_par=5, num_procs=40)  # 5 divides neither the 96 heads nor the FFN size
+    sp = write(tmp, "tp5.json", json.dumps(strat).encode())
+    out = tmp / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("pre-existing\n")
+    r = run("certify", "--strategy", sp, "--out", out, "--report", tmp / "report.json", cwd=tmp)
+    one_line_error(r, "CONFIG-5")
+    check(sorted(p.name for p in out.iterdir()) == ["keep.txt"], f"--out must be left as it was: {sorted(os.listdir(out))}")
+    check(not (tmp / "report.json").exists(), "no report after a failure")
+    check(sorted(p.name for p in tmp.iterdir()) == ["out", "tp5.json"], f"no stray (temporary) files: {sorted(os.listdir(tmp))}")
+
+
+# ---------------------------------------------------------------------------
+# (f) --format json
+
+@case
+def format_json(tmp: Path):
+    c = mc.Chain()
+    model = write(tmp, "model.json", mc.encode(c.get("model")))
+    dist = write(tmp, "dist.json", mc.encode(c.get("dist")))
+    bad = c.get("dist")
+    bad["payload"]["tasks"][2]["dependencies"] = []  # P2P-2
+    badp = write(tmp, "bad.json", mc.encode(mc.redigest(bad)))
+    trunc = write(tmp, "trunc.json", mc.encode(c.get("dist"))[:100])
+    for args, rc, verdict, codes in [((dist, "--parent", model), 0, "accepted", []),
+                                     ((badp, "--parent", model), 1, "rejected", ["P2P-2"]),
+                                     ((trunc,), 2, "rejected", ["JSON-1"]),
+                                     ((tmp / "missing.json",), 2, "rejected", ["IO-1"])]:
+        r = run("verify", "--format", "json", *args)
+        check(r.returncode == rc, f"expected exit {rc}\n{show(r)}")
+        check(len(r.out.splitlines()) == 1, f"--format json prints one JSON line on stdout\n{show(r)}")
+        try:
+            doc = json.loads(r.out)
+        except ValueError as e:
+            raise Failure(f"--format json output does not parse: {e}\n{show(r)}")
+        check(isinstance(doc, dict) and set(doc) == {"verdict", "diagnostics"}, f"keys verdict and diagnostics\n{show(r)}")
+        check(doc["verdict"] == verdict and [d["code"] for d in doc["diagnostics"]] == codes, f"verdict {verdict}, codes {codes}\n{show(r)}")
+        for d in doc["diagnostics"]:
+            check(set(d) == {"code", "hint", "message", "notes", "path"}, f"diagnostic keys\n{show(r)}")
+            check(d["path"] == "" or d["path"].startswith("/"), f"path is a JSON Pointer\n{show(r)}")
+
+
+# ---------------------------------------------------------------------------
+
+def main() -> int:
+    global PLANCERT
+    ap = argparse.ArgumentParser(description="End-to-end tests of the plancert binary.")
+    ap.add_argument("--plancert", help="the plancert binary")
+    ap.add_argument("--case", help="case name, or all")
+    ap.add_argument("--list", action="store_true", help="print the case names")
+    a = ap.parse_args()
+    if a.list:
+        print("\n".join(CASES))
+        return 0
+    if not a.plancert or not a.case or (a.case != "all" and a.case not in CASES):
+        ap.error("--plancert and --case NAME|all are required (see --list)")
+    PLANCERT = str(Path(a.plancert).resolve())
+    failed = 0
+    for name in CASES if a.case == "all" else [a.case]:
+        t0 = time.monotonic()
+        with tempfile.TemporaryDirectory(prefix=f"plancert-cli-{name}-") as tmp:
+            try:
+                CASES[name](Path(tmp))
+                print(f"ok   {name} ({time.monotonic() - t0:.2f} s)")
+            except (Failure, subprocess.TimeoutExpired) as e:
+                failed += 1
+                print(f"FAIL {name}: {e}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

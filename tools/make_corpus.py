@@ -1,0 +1,977 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""Generates the negative corpus tests/corpus/ deterministically (stdlib only).
+
+    /usr/bin/python3 tools/make_corpus.py                 # (re)write tests/corpus/
+    /usr/bin/python3 tools/make_corpus.py --out DIR       # write into DIR instead
+    /usr/bin/python3 tools/make_corpus.py --check         # fail if tests/corpus/ differs
+
+What it writes (the runner is tools/run_corpus.py, ctest label `corpus`):
+
+- `valid-<slug>.json`: one small, non-trivial, accepted snapshot per IR layer
+  (ModelIR, DistributedTaskIR, PortablePlanIR, ConcretePlanIR with the queue
+  and with the slot target, TimelineBundle, MachineIR, ObservationSet). The
+  layers form one consistent chain; a snapshot that has a parent carries it
+  beside it as `valid-<slug>.parent.json`, so its transition obligations are
+  checked too.
+- `<ID>-<slug>.json`: for every obligation ID of spec/obligations/*.json at
+  least one input that violates exactly that obligation: a valid snapshot,
+  mutated, with its digest recomputed (except where the digest is the point).
+  Transition obligations carry their parent as `<ID>-<slug>.parent.json`.
+  JSON-* and SCHEMA-* inputs are byte-level mutations.
+- `<ID>-<slug>.args`: a sidecar `{"args": [...], "exit": N}` for inputs that
+  are not run as `plancert verify --format json FILE [--parent P]`: missing
+  files and directories (IO-1), `--max-bytes` (IO-2), configuration files
+  and Megatron-LM flags run through `plancert certify` (CONFIG-*). In args,
+  `{corpus}` stands for the corpus directory.
+- `<ID>-<slug>.witness.json`: a topological-order witness handed to the gate
+  (DAG-3: only Gate::commit checks witnesses, plancert verify has none); the
+  runner runs these through the `corpus_gate` driver of tests/corpus/.
+- `README.md`: the index of every file and what it breaks.
+
+Nothing here depends on time, randomness or the environment: two runs write
+identical bytes, and a ctest (`corpus_generator_sync`) checks that the
+committed corpus equals a fresh run.
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import filecmp
+import hashlib
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_OUT = ROOT / "tests" / "corpus"
+# Files in the corpus directory that the generator does not own.
+KEEP = {"CMakeLists.txt", "corpus_gate.cpp"}
+VERSION = "1.0.0"
+
+
+# ---------------------------------------------------------------------------
+# canonical encoding and digests (ARCHITECTURE.md, "Canonical encoding and digests")
+
+def canon(x) -> str:
+    return json.dumps(x, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def digest(schema: str, payload) -> str:
+    data = b"plancert/" + schema.encode() + b"\0" + canon(payload).encode("utf-8")
+    return hashlib.blake2b(data, digest_size=32).hexdigest()
+
+
+def snap(schema: str, payload, parents: list[str]) -> dict:
+    return {"digest": digest(schema, payload), "parents": list(parents), "payload": payload, "schema": schema, "version": VERSION}
+
+
+def encode(s: dict) -> bytes:
+    return canon(s).encode("utf-8")
+
+
+def redigest(s: dict) -> dict:
+    s["digest"] = digest(s["schema"], s["payload"])
+    return s
+
+
+# ---------------------------------------------------------------------------
+# building blocks
+
+def work(matrix="0", message="0", persistent="0", read="0", temporary="0", vector="0", write="0") -> dict:
+    return {"matrix_ops": matrix, "message_bytes": message, "persistent_bytes": persistent, "read_bytes": read,
+            "temporary_bytes": temporary, "vector_ops": vector, "write_bytes": write}
+
+
+def introduced(rule: str) -> dict:
+    return {"kind": "introduced", "rule": rule, "sources": []}
+
+
+def derived(rule: str, *sources: str) -> dict:
+    return {"kind": "derived", "rule": rule, "sources": list(sources)}
+
+
+def symbol(name: str, divisible_by="1", mn="1", mx=None) -> dict:
+    return {"axis": "workload", "divisible_by": divisible_by, "integer": True, "max": mx, "min": mn, "name": name}
+
+
+SYMBOLS = [symbol("B"), symbol("S", divisible_by="2", mn="2", mx="4096")]
+
+
+# ---- ModelIR: a two-layer MLP over B x S tokens ----------------------------------------
+
+def model() -> dict:
+    def value(i, role, shape, dtype="bf16"):
+        return {"dtype": dtype, "id": i, "lineage": introduced("model.build"), "role": role, "shape": shape}
+
+    return {
+        "name": "tiny-mlp",
+        "rules": ["model.build"],
+        "symbols": copy.deepcopy(SYMBOLS),
+        "values": [
+            value("x", "input", ["B", "S", "8"]),        # 0
+            value("w1", "weight", ["8", "16"]),          # 1
+            value("h", "activation", ["B", "S", "16"]),  # 2
+            value("w2", "weight", ["16", "8"]),          # 3
+            value("y", "output", ["B", "S", "8"]),       # 4
+        ],
+        "operations": [
+            {"attrs": {"note": "first projection"}, "effects": [], "id": "fc1", "inputs": [0, 1], "kind": "matmul",
+             "lineage": introduced("model.build"), "outputs": [2],
+             "work": work(matrix="256*B*S", persistent="256", read="16*B*S+256", write="32*B*S")},
+            {"attrs": {}, "effects": [], "id": "fc2", "inputs": [2, 3], "kind": "matmul",
+             "lineage": introduced("model.build"), "outputs": [4],
+             "work": work(matrix="256*B*S", persistent="256", read="32*B*S+256", vector="8*B*S", write="16*B*S")},
+        ],
+    }
+
+
+# ---- DistributedTaskIR: pp=2 x dp=1 x tp=2, two microbatches, 1F1B ----------------------
+# Ranks: stage 0 = {0, 1}, stage 1 = {2, 3}; tp is the innermost axis.
+
+def dtask(tid, kind, phase, ranks, deps, lineage, w, repeat=2, peer=None, collective=None, value="", replication=1):
+    return {"attrs": {}, "collective": collective, "dependencies": deps, "effects": [], "id": tid, "kind": kind, "lineage": lineage,
+            "peer": peer, "phase": phase, "ranks": ranks, "repeat": repeat, "replication": replication, "value": value, "work": w}
+
+
+def fwd(mb):
+    return {"chunk": 0, "kind": "forward", "microbatch": mb}
+
+
+def bwd(mb):
+    return {"chunk": 0, "kind": "backward", "microbatch": mb}
+
+
+def distributed() -> dict:
+    S0, S1 = [0, 1], [2, 3]
+    return {
+        "inference": None,  # a training plan
+        "mesh": {"axes": [{"name": "pp", "size": 2}, {"name": "dp", "size": 1}, {"name": "tp", "size": 2}]},
+        "microbatches": 2,
+        "rules": ["dist.compute", "dist.p2p", "dist.collective", "dist.optimizer"],
+        "symbols": copy.deepcopy(SYMBOLS),
+        "schedule": [
+            {"chunks": 1, "stage": 0, "steps": [fwd(0), fwd(1), bwd(0), bwd(1)]},
+            {"chunks": 1, "stage": 1, "steps": [fwd(0), bwd(0), fwd(1), bwd(1)]},
+        ],
+        "shards": [
+            {"axis": "tp", "dim": 1, "pieces": 2, "stage": 0, "value": "w1"},
+            {"axis": "tp", "dim": 0, "pieces": 2, "stage": 1, "value": "w2"},
+            {"axis": "tp", "dim": 1, "pieces": 2, "stage": 0, "value": "x"},
+            {"axis": "", "dim": -1, "pieces": 1, "stage": 1, "value": "y"},
+        ],
+        "tasks": [
+            dtask("s0.fc1.fwd", "compute", "forward", S0, [], derived("dist.compute", "fc1"),
+                  work(matrix="128*B*S", read="8*B*S+128", write="16*B*S")),                                    # 0
+            dtask("s0.send.h", "send", "forward", S0, [0], derived("dist.p2p", "h"), work(message="16*B*S"), peer=2, value="h"),  # 1
+            dtask("s1.recv.h", "recv", "forward", S1, [1], derived("dist.p2p", "h"), work(message="16*B*S"), peer=1, value="h"),  # 2
+            dtask("s1.fc2.fwd", "compute", "forward", S1, [2], derived("dist.compute", "fc2"),
+                  work(matrix="128*B*S", read="16*B*S+128", write="8*B*S")),                                    # 3
+            dtask("s1.allreduce.y", "collective", "forward", S1, [3], derived("dist.collective", "y"), work(message="16*B*S"),
+                  collective={"axis": "tp", "group": S1, "kind": "all_reduce", "message_bytes": "16*B*S", "reduction": "sum"},
+                  value="y"),                                                                                   # 4
+            dtask("s1.fc2.bwd_act", "compute", "backward_activation", S1, [4], derived("dist.compute", "fc2"), work(matrix="128*B*S")),  # 5
+            dtask("s1.fc2.bwd_w", "compute", "backward_weight", S1, [4], derived("dist.compute", "fc2"), work(matrix="128*B*S")),        # 6
+            dtask("s1.send.dh", "send", "backward_activation", S1, [5], derived("dist.p2p", "h"), work(message="16*B*S"), peer=8, value="h"),  # 7
+            dtask("s0.recv.dh", "recv", "backward_activation", S0, [7], derived("dist.p2p", "h"), work(message="16*B*S"), peer=7, value="h"),  # 8
+            dtask("s0.fc1.bwd_act", "compute", "backward_activation", S0, [8], derived("dist.compute", "fc1"), work(matrix="128*B*S")),  # 9
+            dtask("s0.fc1.bwd_w", "compute", "backward_weight", S0, [8], derived("dist.compute", "fc1"), work(matrix="128*B*S")),        # 10
+            dtask("s0.opt.w1", "compute", "optimizer", S0, [10], derived("dist.optimizer", "w1"), work(vector="1024"), repeat=1),  # 11
+            dtask("s1.opt.w2", "compute", "optimizer", S1, [6], derived("dist.optimizer", "w2"), work(vector="1024"), repeat=1),   # 12
+        ],
+    }
+
+
+# ---- PortablePlanIR: the distributed tasks with buffers and memory facts -----------------
+
+CAPS = {
+    "compute": [{"collective": None, "dtype": "bf16", "kind": "matrix", "reduction": None}],
+    "optimizer": [{"collective": None, "dtype": "fp32", "kind": "vector", "reduction": None}],
+    "send": [{"collective": None, "dtype": "", "kind": "transfer", "reduction": None}],
+    "recv": [{"collective": None, "dtype": "", "kind": "transfer", "reduction": None}],
+    "collective": [{"collective": "all_reduce", "dtype": "bf16", "kind": "collective", "reduction": "sum"}],
+}
+
+# task index -> (inputs, outputs) buffer indices
+TASK_IO = {0: ([0, 1], [2]), 1: ([2], []), 2: ([], [3]), 3: ([3, 4], [5]), 4: ([5], [6]), 5: ([4, 6], [7]), 6: ([6], [10]),
+           7: ([7], []), 8: ([], [8]), 9: ([1, 8], []), 10: ([0, 8], [9]), 11: ([9, 11], [13]), 12: ([10, 12], [14])}
+
+
+def portable() -> dict:
+    d = distributed()
+    tasks = []
+    for i, t in enumerate(d["tasks"]):
+        ins, outs = TASK_IO[i]
+        cap = "optimizer" if t["phase"] == "optimizer" else t["kind"]
+        tasks.append({"attrs": {}, "dependencies": list(t["dependencies"]), "effects": copy.deepcopy(t["effects"]), "group": "stage%d" % (0 if t["ranks"][0] < 2 else 1),
+                      "id": "p." + t["id"], "inputs": ins, "kind": t["kind"], "lineage": derived("plan.task", t["id"]),
+                      "outputs": outs, "phase": t["phase"], "ranks": list(t["ranks"]), "repeat": t["repeat"],
+                      "replication": t["replication"], "requires": copy.deepcopy(CAPS[cap]), "work": copy.deepcopy(t["work"])})
+
+    def buf(bid, storage, role, size, producer, source):
+        return {"alignment": 256, "consumers": [], "id": bid, "lineage": derived("plan.buffer", source), "producer": producer,
+                "role": role, "size": size, "storage": storage}
+
+    buffers = [
+        buf("buf.x.s0", "input", "input", "8*B*S", None, "s0.fc1.fwd"),                  # 0
+        buf("buf.w1.s0", "state", "weight", "128", None, "s0.fc1.fwd"),                   # 1
+        buf("buf.h.s0", "transient", "activation", "16*B*S", 0, "s0.fc1.fwd"),            # 2
+        buf("buf.h.s1", "transient", "message", "16*B*S", 2, "s1.recv.h"),               # 3
+        buf("buf.w2.s1", "state", "weight", "128", None, "s1.fc2.fwd"),                   # 4
+        buf("buf.y.s1", "transient", "activation", "8*B*S", 3, "s1.fc2.fwd"),             # 5
+        buf("buf.y.out", "output", "output", "8*B*S", 4, "s1.allreduce.y"),              # 6
+        buf("buf.dh.s1", "transient", "gradient", "16*B*S", 5, "s1.fc2.bwd_act"),        # 7
+        buf("buf.dh.s0", "transient", "gradient", "16*B*S", 8, "s0.recv.dh"),            # 8
+        buf("buf.gw1.s0", "transient", "gradient", "128", 10, "s0.fc1.bwd_w"),            # 9
+        buf("buf.gw2.s1", "transient", "gradient", "128", 6, "s1.fc2.bwd_w"),             # 10
+        buf("buf.opt.w1", "state", "optimizer_state", "768", None, "s0.opt.w1"),          # 11
+        buf("buf.opt.w2", "state", "optimizer_state", "768", None, "s1.opt.w2"),          # 12
+        buf("buf.w1.new", "output", "weight", "128", 11, "s0.opt.w1"),                    # 13
+        buf("buf.w2.new", "output", "weight", "128", 12, "s1.opt.w2"),                    # 14
+    ]
+    for t, (ins, _) in sorted(TASK_IO.items()):
+        for b in ins:
+            buffers[b]["consumers"].append(t)
+
+    def fact(category, stage, bytes_, bufs=(), chunk=-1):
+        return {"buffers": list(bufs), "bytes": bytes_, "category": category, "chunk": chunk, "stage": stage}
+
+    memory = [
+        fact("weights", 0, "128", [1]), fact("weight_gradients", 0, "128", [9]), fact("optimizer_state", 0, "768", [11]),
+        fact("activations", 0, "16*B*S", [2], chunk=0), fact("activations_peak", 0, "32*B*S"), fact("total", 0, "32*B*S+1024"),
+        fact("weights", 1, "128", [4]), fact("weight_gradients", 1, "128", [10]), fact("optimizer_state", 1, "768", [12]),
+        fact("activations", 1, "24*B*S", [3, 5], chunk=0), fact("activations_peak", 1, "24*B*S"), fact("total", 1, "24*B*S+1024"),
+    ]
+    return {"buffers": buffers, "memory": memory, "rules": ["plan.task", "plan.buffer"], "symbols": copy.deepcopy(SYMBOLS), "tasks": tasks}
+
+
+# ---- ConcretePlanIR: two GPUs, bound at B = 1, S = 2048 ---------------------------------
+
+def concrete_common() -> dict:
+    def cbuf(bid, region, offset, size, source):
+        return {"alignment": 256, "id": bid, "lineage": derived("bind.buffer", source), "offset": offset, "region": region, "size": size}
+
+    def cmd(cid, kind, device, impl, source, deps=(), reads=(), writes=(), signals=(), waits=(), attrs=None):
+        return {"attrs": attrs or {}, "dependencies": list(deps), "device": device, "id": cid, "implementation": impl, "kind": kind,
+                "lineage": derived("bind.command", source), "reads": list(reads), "signals": list(signals), "waits": list(waits),
+                "writes": list(writes)}
+
+    return {
+        "buffers": [
+            cbuf("cb.x.s0", 0, "0", "16384", "buf.x.s0"),           # 0
+            cbuf("cb.w1.s0", 0, "16384", "128", "buf.w1.s0"),       # 1
+            cbuf("cb.h.s0", 0, "16640", "32768", "buf.h.s0"),       # 2
+            cbuf("cb.h.s1", 1, "0", "32768", "buf.h.s1"),           # 3
+            cbuf("cb.w2.s1", 1, "32768", "128", "buf.w2.s1"),       # 4
+            cbuf("cb.y.s1", 1, "33024", "16384", "buf.y.s1"),       # 5
+        ],
+        "commands": [
+            cmd("cmd.fc1.fwd", "launch", 0, "cublas.gemm", "p.s0.fc1.fwd", reads=[0, 1], writes=[2], attrs={"tile": "128x128"}),  # 0
+            cmd("cmd.send.h", "send", 0, "nccl.send", "p.s0.send.h", deps=[0], reads=[2], signals=[0]),                      # 1
+            cmd("cmd.recv.h", "recv", 1, "nccl.recv", "p.s1.recv.h", writes=[3], waits=[0]),                                 # 2
+            cmd("cmd.fc2.fwd", "launch", 1, "cublas.gemm", "p.s1.fc2.fwd", deps=[2], reads=[3, 4], writes=[5]),              # 3
+            cmd("cmd.allreduce.y", "collective", 1, "nccl.allreduce", "p.s1.allreduce.y", deps=[3], reads=[5], writes=[5]),  # 4
+            cmd("cmd.opt.w1", "launch", 0, "fused.adam", "p.s0.opt.w1", reads=[1]),                                         # 5
+            cmd("cmd.log", "host", 1, "host.log", "p.s1.fc2.fwd", deps=[2]),                                                # 6
+        ],
+        "devices": [{"id": "gpu0", "kind": "gpu", "memory_bytes": "85899345920"},
+                    {"id": "gpu1", "kind": "gpu", "memory_bytes": "85899345920"}],
+        "regions": [
+            {"alignment": 256, "capacity": "1073741824", "device": 0, "id": "gpu0.hbm", "offset": "0", "space": "hbm"},
+            {"alignment": 256, "capacity": "1073741824", "device": 1, "id": "gpu1.hbm", "offset": "0", "space": "hbm"},
+        ],
+        "rules": ["bind.buffer", "bind.command"],
+        "tokens": [{"id": "tok.h"}],
+    }
+
+
+def concrete_queue() -> dict:
+    p = concrete_common()
+    p["target"] = "queue"
+    p["slot"] = None
+    p["queue"] = {"queues": [
+        {"commands": [0, 5], "device": 0, "id": "gpu0.compute", "kind": "compute"},   # 0
+        {"commands": [1], "device": 0, "id": "gpu0.transfer", "kind": "transfer"},    # 1
+        {"commands": [2], "device": 1, "id": "gpu1.transfer", "kind": "transfer"},    # 2
+        {"commands": [3], "device": 1, "id": "gpu1.compute", "kind": "compute"},      # 3
+        {"commands": [4], "device": 1, "id": "gpu1.collective", "kind": "collective"},  # 4
+        {"commands": [6], "device": 1, "id": "gpu1.host", "kind": "host"},            # 5
+    ]}
+    return p
+
+
+def issue(cycle, slot):
+    return {"cycle": cycle, "slot": slot}
+
+
+def concrete_slot() -> dict:
+    p = concrete_common()
+    p["target"] = "slot"
+    p["queue"] = None
+    p["slot"] = {
+        "issue": [issue(0, 0), issue(1, 0), issue(2, 0), issue(3, 0), issue(4, 0), issue(0, 1), issue(3, 1)],
+        "routes": [{"command": 1, "destination": 1, "source": 0}, {"command": 2, "destination": 1, "source": 0}],
+        "slots_per_cycle": 2,
+    }
+    return p
+
+
+# ---- TimelineBundle, MachineIR, ObservationSet (parent: the queue plan) -------------------
+
+def iv(command, start, end):
+    return {"command": command, "end": end, "start": start}
+
+
+def timeline() -> dict:
+    return {
+        "critical_path": [0, 1, 2, 3, 4],
+        "evidence": "evidence:a100-tables-v1",
+        "intervals": [iv(0, "0", "1/2"), iv(1, "1/2", "3/4"), iv(2, "3/4", "1"), iv(3, "1", "2"), iv(4, "2", "5/2"),
+                      iv(5, "1/2", "1"), iv(6, "1", "5/4")],
+        "policy": "policy:asap",
+    }
+
+
+def machine() -> dict:
+    def ins(iid, command, dialect, op, target, deps=(), token=None):
+        return {"command": command, "dependencies": list(deps), "dialect": dialect, "id": iid, "op": op, "target": target, "token": token}
+
+    return {
+        "dialects": ["cuda", "host", "nccl"],
+        "entry_points": [0, 3],
+        "instructions": [
+            ins("i.fc1.fwd", 0, "cuda", "call", "cublasGemmEx"),                          # 0
+            ins("i.send.h", 1, "nccl", "call", "ncclSend", deps=[0]),                      # 1
+            ins("i.signal.h", 1, "cuda", "signal", "cudaEventRecord", deps=[1], token=0),  # 2
+            ins("i.wait.h", 2, "cuda", "wait", "cudaStreamWaitEvent", token=0),            # 3
+            ins("i.recv.h", 2, "nccl", "call", "ncclRecv", deps=[3]),                      # 4
+            ins("i.fc2.fwd", 3, "cuda", "call", "cublasGemmEx", deps=[4]),                 # 5
+            ins("i.allreduce.y", 4, "nccl", "call", "ncclAllReduce", deps=[5]),            # 6
+            ins("i.opt.w1", 5, "cuda", "call", "fused_adam", deps=[0]),                    # 7
+            ins("i.log", 6, "host", "call", "printf", deps=[4]),                           # 8
+        ],
+    }
+
+
+def observations() -> dict:
+    def obs(command, duration, source):
+        return {"command": command, "duration": duration, "source": source}
+
+    return {"observations": [
+        obs("cmd.fc1.fwd", "1/2", "nsys:run1"), obs("cmd.fc1.fwd", "13/25", "nsys:run2"), obs("cmd.send.h", "1/4", "nsys:run1"),
+        obs("cmd.fc2.fwd", "1", "nsys:run1"), obs("cmd.allreduce.y", "1/2", "nsys:run1"), obs("cmd.log", "0", "nsys:run1"),
+    ]}
+
+
+# ---------------------------------------------------------------------------
+# the chain
+
+class Chain:
+    def __init__(self):
+        self.model = snap("ModelIR", model(), [])
+        self.dist = snap("DistributedTaskIR", distributed(), [self.model["digest"]])
+        self.portable = snap("PortablePlanIR", portable(), [self.dist["digest"]])
+        self.queue = snap("ConcretePlanIR", concrete_queue(), [self.portable["digest"]])
+        self.slot = snap("ConcretePlanIR", concrete_slot(), [self.portable["digest"]])
+        self.timeline = snap("TimelineBundle", timeline(), [self.queue["digest"]])
+        self.machine = snap("MachineIR", machine(), [self.queue["digest"]])
+        self.observations = snap("ObservationSet", observations(), [self.queue["digest"]])
+        # layer -> its parent in the chain
+        self.parent_of = {"dist": "model", "portable": "dist", "queue": "portable", "slot": "portable",
+                          "timeline": "queue", "machine": "queue", "observations": "queue"}
+
+    def get(self, layer: str) -> dict:
+        return copy.deepcopy(getattr(self, layer))
+
+
+VALID = [("model", "model"), ("distributed", "dist"), ("portable", "portable"), ("concrete-queue", "queue"),
+         ("concrete-slot", "slot"), ("timeline", "timeline"), ("machine", "machine"), ("observations", "observations")]
+
+
+# ---------------------------------------------------------------------------
+# the corpus
+
+class Corpus:
+    def __init__(self, chain: Chain):
+        self.c = chain
+        self.files: dict[str, bytes] = {}
+        self.index: list[tuple[str, str]] = []  # (entry file, description)
+
+    def put(self, name: str, data: bytes) -> None:
+        assert name not in self.files, name
+        self.files[name] = data
+
+    def entry(self, name: str, what: str) -> None:
+        self.index.append((name, what))
+
+    # A snapshot case: mutate a copy of `layer`'s valid snapshot; `parent` True writes the
+    # chain parent beside it (or a snapshot dict/layer name to use instead).
+    def snapshot(self, oid: str, slug: str, layer: str, what: str, mutate=None, parent=False, envelope=None, keep_digest=False):
+        s = self.c.get(layer)
+        if mutate:
+            mutate(s["payload"])
+        if envelope:
+            envelope(s)
+        if not keep_digest:
+            redigest(s)
+        name = f"{oid}-{slug}.json"
+        self.put(name, encode(s))
+        if parent:
+            p = parent if isinstance(parent, dict) else self.c.get(parent if isinstance(parent, str) else self.c.parent_of[layer])
+            self.put(f"{oid}-{slug}.parent.json", encode(p))
+        self.entry(name, what)
+
+    # A byte-level case: `text` is the canonical bytes of `layer`; edit replaces one unique substring.
+    def raw(self, oid: str, slug: str, what: str, data: bytes, parent_layer: str | None = None):
+        name = f"{oid}-{slug}.json"
+        self.put(name, data)
+        if parent_layer:
+            self.put(f"{oid}-{slug}.parent.json", encode(self.c.get(parent_layer)))
+        self.entry(name, what)
+
+    def args(self, oid: str, slug: str, what: str, args: list[str], exit_code: int, inputs: dict[str, bytes] | None = None,
+             also: list[str] | None = None, why: str | None = None):
+        name = f"{oid}-{slug}.args"
+        side = {"args": args, "exit": exit_code}
+        if also:  # codes that every input breaking `oid` necessarily breaks too (documented exception)
+            side.update(also=also, why=why)
+        self.put(name, (json.dumps(side, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode())
+        for fname, data in (inputs or {}).items():
+            self.put(fname, data)
+        self.entry(name, what)
+
+
+def edit(data: bytes, old: str, new: str, expect: int = 1) -> bytes:
+    """Replaces the first occurrence of `old`, which must occur exactly `expect` times."""
+    o, n = old.encode("utf-8"), new.encode("utf-8")
+    found = data.count(o)
+    assert found == expect, f"{old!r} occurs {found} times, expected {expect}"
+    return data.replace(o, n, 1)
+
+
+def by_id(items: list[dict], ident: str) -> dict:
+    hits = [x for x in items if x["id"] == ident]
+    assert len(hits) == 1, ident
+    return hits[0]
+
+
+def build(chain: Chain) -> Corpus:
+    k = Corpus(chain)
+    c = chain
+
+    # ---- valid snapshots ----------------------------------------------------------------
+    for slug, layer in VALID:
+        name = f"valid-{slug}.json"
+        k.put(name, encode(c.get(layer)))
+        if layer in c.parent_of:
+            k.put(f"valid-{slug}.parent.json", encode(c.get(c.parent_of[layer])))
+        k.entry(name, f"accepted {c.get(layer)['schema']}" + (" (with its parent)" if layer in c.parent_of else ""))
+
+    M, D, P, Q, SL = "model", "dist", "portable", "queue", "slot"
+    T, MA, O = "timeline", "machine", "observations"
+
+    # ---- DIGEST -------------------------------------------------------------------------
+    k.snapshot("DIGEST-1", "payload-edited", M, "model name changed after the digest was computed",
+               mutate=lambda p: p.update(name="tiny-mlp-2"), keep_digest=True)
+    k.snapshot("DIGEST-1", "stale-digest-of-parent", D, "the digest of the DistributedTaskIR is its parent's digest",
+               envelope=lambda s: s.update(digest=c.model["digest"]), keep_digest=True)
+    k.snapshot("DIGEST-2", "uppercase-digest", M, "digest in upper-case hex",
+               envelope=lambda s: s.update(digest=s["digest"].upper()), keep_digest=True)
+    k.snapshot("DIGEST-2", "short-parent-digest", D, "parent digest of 63 characters",
+               envelope=lambda s: s.update(parents=[s["parents"][0][:63]]))
+    k.snapshot("DIGEST-3", "parent-not-listed", D, "the child lists a well-formed digest that is not its parent's", parent=True,
+               envelope=lambda s: s.update(parents=["0" * 64]))
+    k.snapshot("DIGEST-4", "model-with-parent", M, "a ModelIR (a root) listing a parent digest",
+               envelope=lambda s: s.update(parents=[c.dist["digest"]]))
+    k.snapshot("DIGEST-4", "plan-without-parent", P, "a PortablePlanIR listing no parent digest",
+               envelope=lambda s: s.update(parents=[]))
+    k.snapshot("DIGEST-5", "portable-against-model", P, "a PortablePlanIR checked against a ModelIR parent", parent=M)
+    k.snapshot("DIGEST-5", "timeline-against-portable", T, "a TimelineBundle checked against a PortablePlanIR parent", parent=P)
+
+    # ---- ID -----------------------------------------------------------------------------
+    def dup_op_id(p):
+        p["operations"][1]["id"] = "fc1"
+    k.snapshot("ID-1", "duplicate-operation-id", M, "two operations with the id fc1", mutate=dup_op_id)
+    k.snapshot("ID-1", "task-and-buffer-share-id", P, "a task and a buffer with the same id (ids are unique across arrays)",
+               mutate=lambda p: p["buffers"][9].update(id="p.s0.fc1.bwd_w"))
+    k.snapshot("ID-2", "space-in-id", M, "value id with a space", mutate=lambda p: p["values"][4].update(id="y out"))
+    k.snapshot("ID-2", "empty-command-id", Q, "empty command id", mutate=lambda p: p["commands"][6].update(id=""))
+
+    # ---- REF ----------------------------------------------------------------------------
+    k.snapshot("REF-1", "operation-input-out-of-range", M, "operation input 99 of 5 values",
+               mutate=lambda p: p["operations"][1].update(inputs=[2, 99]))
+    k.snapshot("REF-1", "negative-dependency", D, "task dependency -1", mutate=lambda p: p["tasks"][3].update(dependencies=[-1]))
+    k.snapshot("REF-1", "queue-command-out-of-range", Q, "queue lists command 7 of 7",
+               mutate=lambda p: p["queue"]["queues"][5].update(commands=[6, 7]))
+    k.snapshot("REF-2", "command-reads-buffer-twice", Q, "command reads [3, 3]",
+               mutate=lambda p: p["commands"][3].update(reads=[3, 3, 4]))
+    k.snapshot("REF-2", "operation-outputs-repeat", M, "operation outputs [2, 2]",
+               mutate=lambda p: p["operations"][0].update(outputs=[2, 2]))
+
+    # ---- DAG ----------------------------------------------------------------------------
+    k.snapshot("DAG-1", "self-dependency", D, "task 11 depends on itself", mutate=lambda p: p["tasks"][11].update(dependencies=[10, 11]))
+    k.snapshot("DAG-1", "repeated-dependency", Q, "command depends on command 3 twice",
+               mutate=lambda p: p["commands"][4].update(dependencies=[3, 3]))
+    k.snapshot("DAG-2", "two-task-cycle", D, "optimizer tasks 11 and 12 depend on each other",
+               mutate=lambda p: (p["tasks"][11].update(dependencies=[10, 12]), p["tasks"][12].update(dependencies=[6, 11])))
+    k.snapshot("DAG-2", "instruction-cycle", MA, "instructions 4 -> 5 -> 6 -> 4", parent=True,
+               mutate=lambda p: p["instructions"][4].update(dependencies=[3, 6]))
+    # DAG-3: the gate checks a witness an untrusted pass hands it (corpus_gate driver).
+    for slug, order, what in [("witness-puts-dependency-after", [1, 0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
+                               "topological-order witness places task 1 before its dependency 0"),
+                              ("witness-not-a-permutation", [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 11],
+                               "topological-order witness lists task 11 twice and omits 12")]:
+        k.snapshot("DAG-3", slug, D, what + " (Gate::commit only)", parent=True)
+        k.put(f"DAG-3-{slug}.witness.json", (canon({"topological_order": order}) + "\n").encode())
+
+    # ---- LINEAGE ------------------------------------------------------------------------
+    k.snapshot("LINEAGE-1", "undeclared-rule", M, "a value's lineage names an undeclared rule",
+               mutate=lambda p: p["values"][2]["lineage"].update(rule="model.magic"))
+    k.snapshot("LINEAGE-1", "introduced-in-derived-snapshot", P, "a buffer of a derived snapshot is introduced without sources",
+               mutate=lambda p: p["buffers"][11].update(lineage=introduced("plan.buffer")))
+    k.snapshot("LINEAGE-1", "rule-declared-twice", Q, "rule bind.buffer declared twice",
+               mutate=lambda p: p.update(rules=["bind.buffer", "bind.command", "bind.buffer"]))
+    k.snapshot("LINEAGE-2", "source-not-in-parent", D, "a send task derives from value h2, which the ModelIR does not have", parent=True,
+               mutate=lambda p: p["tasks"][1]["lineage"].update(sources=["h2"]))
+    k.snapshot("LINEAGE-2", "command-source-not-in-parent", Q, "a command derives from a task the PortablePlanIR does not have", parent=True,
+               mutate=lambda p: p["commands"][6]["lineage"].update(sources=["p.s1.logger"]))
+
+    # ---- ATTR ---------------------------------------------------------------------------
+    k.snapshot("ATTR-1", "duration-in-model", M, "ModelIR operation attribute duration (owned by TimelineBundle)",
+               mutate=lambda p: p["operations"][0]["attrs"].update(duration="3"))
+    k.snapshot("ATTR-1", "device-in-portable", P, "PortablePlanIR task attribute Device (owned by ConcretePlanIR; case-insensitive)",
+               mutate=lambda p: p["tasks"][0]["attrs"].update(Device="gpu0"))
+    k.snapshot("ATTR-1", "rank-in-model", M, "ModelIR operation attribute tp_rank (owned by DistributedTaskIR)",
+               mutate=lambda p: p["operations"][1]["attrs"].update(tp_rank="0"))
+    k.snapshot("ATTR-1", "start-time-in-concrete", Q, "ConcretePlanIR command attribute start_time (owned by TimelineBundle)",
+               mutate=lambda p: p["commands"][0]["attrs"].update(start_time="0"))
+
+    # ---- SYM ----------------------------------------------------------------------------
+    k.snapshot("SYM-1", "non-integer-symbol", M, "symbol B declared with integer = false",
+               mutate=lambda p: p["symbols"][0].update(integer=False))
+    k.snapshot("SYM-1", "symbol-declared-twice", D, "symbol S declared twice",
+               mutate=lambda p: p["symbols"].append(symbol("S", divisible_by="2", mn="2", mx="4096")))
+    k.snapshot("SYM-1", "divisible-by-zero", P, "symbol S with divisible_by 0",
+               mutate=lambda p: p["symbols"][1].update(divisible_by="0"))
+    k.snapshot("SYM-1", "min-above-max", M, "symbol S with min 8192 > max 4096",
+               mutate=lambda p: p["symbols"][1].update(min="8192"))
+    k.snapshot("SYM-2", "undeclared-symbol-in-shape", M, "value shape [B, T, 8] with T undeclared",
+               mutate=lambda p: p["values"][4].update(shape=["B", "T", "8"]))
+    k.snapshot("SYM-2", "undeclared-symbol-in-node", P, "buffer size ceil(L,8)*16 with L undeclared (inside a node)",
+               mutate=lambda p: p["buffers"][14].update(size="16*ceil(L,8)"))
+
+    # ---- FLOW ---------------------------------------------------------------------------
+    k.snapshot("FLOW-1", "operation-defines-weight", M, "fc2 also outputs the weight w1",
+               mutate=lambda p: p["operations"][1].update(outputs=[4, 1]))
+    k.snapshot("FLOW-1", "value-defined-twice", M, "fc2 also outputs h, which fc1 defines",
+               mutate=lambda p: p["operations"][1].update(outputs=[4, 2]))
+    k.snapshot("FLOW-2", "use-before-definition", M, "fc2 is listed before fc1, whose output it reads",
+               mutate=lambda p: p.update(operations=[p["operations"][1], p["operations"][0]]))
+    k.snapshot("FLOW-3", "activation-never-defined", M, "an activation value that no operation outputs",
+               mutate=lambda p: p["values"].append({"dtype": "bf16", "id": "h_unused", "lineage": introduced("model.build"),
+                                                    "role": "activation", "shape": ["B", "S", "16"]}))
+
+    # ---- MESH, COLL, P2P, SCHED, WORK-3 (DistributedTaskIR snapshot obligations) ----------
+    k.snapshot("MESH-1", "unknown-axis-name", D, "mesh axis ep (of size 1)", mutate=lambda p: p["mesh"]["axes"][1].update(name="ep"))
+    k.snapshot("MESH-1", "axis-size-zero", D, "mesh axis dp of size 0 (and no other finding: the MESH checks stop)",
+               mutate=lambda p: p["mesh"]["axes"][1].update(size=0))
+    k.snapshot("MESH-2", "ranks-not-increasing", D, "task ranks [1, 0]", mutate=lambda p: p["tasks"][11].update(ranks=[1, 0]))
+    k.snapshot("MESH-2", "rank-outside-mesh", D, "task rank 4 on a mesh of 4 ranks", mutate=lambda p: p["tasks"][12].update(ranks=[2, 4]))
+    k.snapshot("MESH-3", "compute-task-with-peer", D, "a compute task names a peer", mutate=lambda p: p["tasks"][0].update(peer=1))
+    k.snapshot("MESH-3", "collective-task-without-collective", D, "a collective task without its collective",
+               mutate=lambda p: p["tasks"][4].update(collective=None))
+    k.snapshot("COLL-1", "group-differs-from-ranks", D, "collective group [2] of a task on ranks [2, 3]",
+               mutate=lambda p: p["tasks"][4]["collective"].update(group=[2]))
+    k.snapshot("COLL-1", "incomplete-tp-group", D, "tp collective on rank 2 alone: half of its tp group",
+               mutate=lambda p: (p["tasks"][4].update(ranks=[2]), p["tasks"][4]["collective"].update(group=[2])))
+    k.snapshot("COLL-2", "collective-over-pp", D, "all-reduce over the pp axis (ranks 0 and 2)",
+               mutate=lambda p: (p["tasks"][4].update(ranks=[0, 2]), p["tasks"][4]["collective"].update(axis="pp", group=[0, 2])))
+    k.snapshot("COLL-2", "axisless-collective-across-stages", D, "collective without axis on ranks 1 and 2 (stages 0 and 1)",
+               mutate=lambda p: (p["tasks"][4].update(ranks=[1, 2]), p["tasks"][4]["collective"].update(axis="", group=[1, 2])))
+    k.snapshot("P2P-1", "message-bytes-differ", D, "send of 16*B*S bytes, receive of 8*B*S bytes",
+               mutate=lambda p: p["tasks"][2]["work"].update(message_bytes="8*B*S"))
+    k.snapshot("P2P-1", "peer-not-reciprocal", D, "recv's peer is a different send",
+               mutate=lambda p: p["tasks"][8].update(peer=1))
+    k.snapshot("P2P-2", "receive-without-send-dependency", D, "recv does not depend on its send",
+               mutate=lambda p: p["tasks"][2].update(dependencies=[]))
+    k.snapshot("SCHED-1", "backward-before-forward", D, "stage 1 runs backward of microbatch 0 before its forward",
+               mutate=lambda p: p["schedule"][1].update(steps=[bwd(0), fwd(0), fwd(1), bwd(1)]))
+    k.snapshot("SCHED-1", "duplicate-stage", D, "two schedules for stage 0",
+               mutate=lambda p: p["schedule"][1].update(stage=0))
+    k.snapshot("SCHED-1", "missing-step", D, "stage 0 never runs backward of microbatch 1",
+               mutate=lambda p: p["schedule"][0].update(steps=[fwd(0), fwd(1), bwd(0)]))
+    k.snapshot("WORK-3", "repeat-zero", D, "task with repeat 0", mutate=lambda p: p["tasks"][11].update(repeat=0))
+    k.snapshot("WORK-3", "replication-not-dividing-ranks", P, "portable task with replication 3 over 2 ranks",
+               mutate=lambda p: p["tasks"][12].update(replication=3))
+
+    # ---- WORK-2, VOL-1, SHARD (ModelIR -> DistributedTaskIR) -----------------------------
+    k.snapshot("WORK-2", "forward-work-lost", D, "fc1's forward task does half the matrix work", parent=True,
+               mutate=lambda p: p["tasks"][0]["work"].update(matrix_ops="64*B*S"))
+    k.snapshot("WORK-2", "backward-phase-missing", D, "fc2's backward-weight task is labelled optimizer: backward work is lost", parent=True,
+               mutate=lambda p: p["tasks"][6].update(phase="optimizer"))
+    k.snapshot("VOL-1", "collective-payload-wrong", D, "all-reduce of y claims 32*B*S bytes (y is 16*B*S)", parent=True,
+               mutate=lambda p: p["tasks"][4]["collective"].update(message_bytes="32*B*S"))
+    k.snapshot("VOL-1", "collective-value-unknown", D, "all-reduce of a value the model does not have", parent=True,
+               mutate=lambda p: p["tasks"][4].update(value="z"))
+    k.snapshot("SHARD-1", "sequence-not-divisible", D, "x split along S over tp=2, but S is not known to be even", parent=True,
+               mutate=lambda p: p["symbols"][1].update(divisible_by="1"))
+    k.snapshot("SHARD-1", "shard-of-unknown-value", D, "a shard of value w3, which the model does not have", parent=True,
+               mutate=lambda p: p["shards"].append({"axis": "", "dim": -1, "pieces": 1, "stage": 0, "value": "w3"}))
+    k.snapshot("SHARD-2", "pieces-differ-from-axis", D, "w1 split into 4 pieces along tp of size 2", parent=True,
+               mutate=lambda p: p["shards"][0].update(pieces=4))
+    k.snapshot("SHARD-2", "dim-beyond-rank", D, "w2 split along dimension 2 of a 2-d value", parent=True,
+               mutate=lambda p: p["shards"][1].update(dim=2))
+    k.snapshot("SHARD-3", "weight-not-owned", D, "no shard owns weight w2", parent=True,
+               mutate=lambda p: p["shards"].pop(1))
+
+    # ---- BUF, MEM-1, MEM-3 (PortablePlanIR snapshot obligations) -------------------------
+    k.snapshot("BUF-1", "consumer-missing", P, "buffer h.s1's consumers omit the task that reads it",
+               mutate=lambda p: p["buffers"][3].update(consumers=[]))
+    k.snapshot("BUF-1", "output-of-foreign-producer", P, "task 3 lists buffer 7 (produced by task 5) among its outputs",
+               mutate=lambda p: p["tasks"][3].update(outputs=[5, 7]))
+    k.snapshot("BUF-2", "input-buffer-with-producer", P, "a produced buffer with storage input",
+               mutate=lambda p: p["buffers"][2].update(storage="input"))
+    k.snapshot("BUF-2", "transient-without-producer", P, "a transient buffer that nothing produces",
+               mutate=lambda p: p["buffers"][11].update(storage="transient"))
+    k.snapshot("BUF-3", "producer-not-a-dependency", P, "fc2.fwd reads h.s1 but does not depend on the recv that produces it",
+               mutate=lambda p: p["tasks"][3].update(dependencies=[]))
+    k.snapshot("BUF-3", "task-reads-own-output", P, "opt.w2 reads the buffer it produces",
+               mutate=lambda p: (p["tasks"][12].update(inputs=[10, 12, 14]), p["buffers"][14].update(consumers=[12])))
+    k.snapshot("BUF-4", "alignment-not-power-of-two", P, "buffer alignment 96", mutate=lambda p: p["buffers"][5].update(alignment=96))
+    k.snapshot("BUF-4", "negative-size", P, "buffer of size -128 (not in a memory fact)", mutate=lambda p: p["buffers"][14].update(size="-128"))
+
+    def mem1(p):
+        p["memory"][0].update(bytes="256")          # weights of stage 0 claim 256, its buffer has 128
+        p["memory"][5].update(bytes="32*B*S+1152")  # total kept consistent, so only MEM-1 fails
+    k.snapshot("MEM-1", "weights-do-not-add-up", P, "stage 0 weights claim 256 bytes, their buffer has 128", mutate=mem1)
+    k.snapshot("MEM-1", "activation-buffers-do-not-add-up", P, "stage 1 activations list one buffer of two",
+               mutate=lambda p: p["memory"][9].update(buffers=[3]))
+    k.snapshot("MEM-3", "total-wrong", P, "stage 1 total is not the sum of its parts",
+               mutate=lambda p: p["memory"][11].update(bytes="24*B*S+1000"))
+    k.snapshot("MEM-3", "missing-optimizer-fact", P, "stage 0 has no optimizer_state fact",
+               mutate=lambda p: p["memory"].pop(2))
+
+    # ---- WORK-1, MEM-2 (DistributedTaskIR -> PortablePlanIR) ------------------------------
+    k.snapshot("WORK-1", "vector-work-changed", P, "a portable task's vector work differs from its distributed task", parent=True,
+               mutate=lambda p: p["tasks"][11]["work"].update(vector_ops="2048"))
+    k.snapshot("WORK-1", "task-planned-twice", P, "two portable tasks derive from the same distributed task", parent=True,
+               mutate=lambda p: p["tasks"][12]["lineage"].update(sources=["s0.opt.w1"]))
+
+    def mem2(p):
+        p["memory"][4].update(bytes="16*B*S")       # peak of stage 0 should be 2 in-flight microbatches
+        p["memory"][5].update(bytes="16*B*S+1024")  # total kept consistent (MEM-3)
+    k.snapshot("MEM-2", "peak-ignores-schedule", P, "stage 0 peak activations of one microbatch; its schedule has two in flight",
+               parent=True, mutate=mem2)
+
+    # ---- ConcretePlanIR: ALIGN, CAP, QUEUE, SLOT, ROUTE, TOKEN, DEADLOCK -----------------
+    k.snapshot("ALIGN-1", "misaligned-offset", Q, "buffer offset 16448 in a region aligned to 256",
+               mutate=lambda p: p["buffers"][2].update(offset="16448"))
+    k.snapshot("ALIGN-2", "region-alignment-not-power-of-two", Q, "region alignment 384",
+               mutate=lambda p: p["regions"][1].update(alignment=384))
+    k.snapshot("ALIGN-2", "buffer-alignment-zero", SL, "buffer alignment 0", mutate=lambda p: p["buffers"][4].update(alignment=0))
+    k.snapshot("CAP-1", "buffer-of-1e30-bytes", Q, "a buffer claiming 10^30 bytes (checked exactly, nothing allocated)",
+               mutate=lambda p: p["buffers"][5].update(size="1" + "0" * 30))
+    k.snapshot("CAP-1", "buffer-past-region-end", SL, "buffer [1073741568, 1073742080) in a region of 1073741824 bytes",
+               mutate=lambda p: p["buffers"][4].update(offset="1073741568", size="512"))
+    k.snapshot("CAP-2", "region-beyond-device-memory", Q, "region of 2^37 bytes on a device of 80 GiB",
+               mutate=lambda p: p["regions"][0].update(capacity="137438953472"))
+    k.snapshot("CAP-3", "overlapping-regions", Q, "two regions of gpu0 overlap",
+               mutate=lambda p: p["regions"].append({"alignment": 256, "capacity": "4096", "device": 0, "id": "gpu0.scratch",
+                                                     "offset": "1073737728", "space": "hbm"}))
+    k.snapshot("QUEUE-1", "queue-target-without-queues", Q, "target queue with a null queue extension",
+               mutate=lambda p: p.update(queue=None))
+    k.snapshot("QUEUE-1", "queue-target-with-slot-extension", Q, "target queue with a slot extension as well",
+               mutate=lambda p: p.update(slot=concrete_slot()["slot"]))
+    k.snapshot("QUEUE-2", "launch-on-transfer-queue", Q, "a launch command issued on the transfer queue",
+               mutate=lambda p: (p["queue"]["queues"][0].update(commands=[0]), p["queue"]["queues"][1].update(commands=[1, 5])))
+    k.snapshot("QUEUE-2", "queue-of-other-device", Q, "a gpu1 host command issued on a host queue of gpu0",
+               mutate=lambda p: p["queue"]["queues"][5].update(device=0))
+    k.snapshot("QUEUE-3", "command-on-no-queue", Q, "command 5 is on no queue",
+               mutate=lambda p: p["queue"]["queues"][0].update(commands=[0]))
+    k.snapshot("QUEUE-3", "command-on-two-queues", Q, "command 6 is issued on two queues",
+               mutate=lambda p: p["queue"]["queues"].append({"commands": [6], "device": 1, "id": "gpu1.host2", "kind": "host"}))
+    # QUEUE-4 cannot be broken alone: if dependency u of v is queued after v on one in-order
+    # queue, the queue edges v -> ... -> u and the dependency edge u -> v close a DEADLOCK-1
+    # cycle (DEADLOCK-1 is checked whenever QUEUE-1 and QUEUE-3 hold). The sidecar documents it.
+    q4 = c.get(Q)
+    q4["payload"]["commands"][5]["dependencies"] = [0]
+    q4["payload"]["queue"]["queues"][0]["commands"] = [5, 0]
+    k.args("QUEUE-4", "dependency-queued-later", "opt.w1 depends on fc1.fwd but is queued before it on gpu0.compute "
+           "(also DEADLOCK-1, necessarily)", ["verify", "--format", "json", "{corpus}/QUEUE-4-dependency-queued-later.json"], 1,
+           {"QUEUE-4-dependency-queued-later.json": encode(redigest(q4))}, also=["DEADLOCK-1"],
+           why="a dependency queued after its dependent on one in-order queue always closes a cycle of queue and dependency "
+               "edges, which DEADLOCK-1 reports whenever QUEUE-1 and QUEUE-3 hold")
+    k.snapshot("DEADLOCK-1", "token-cycle-only", Q,
+               "send waits for a token that only the recv signals, and the recv waits for the send's token: "
+               "a deadlock through tokens alone (the dependency graph is acyclic)",
+               mutate=lambda p: (p["tokens"].append({"id": "tok.ack"}), p["commands"][1].update(waits=[1]),
+                                 p["commands"][2].update(signals=[1])))
+    k.snapshot("DEADLOCK-1", "token-against-queue-order", Q,
+               "opt.w1, queued after fc1.fwd on one in-order queue, signals a token fc1.fwd waits for",
+               mutate=lambda p: (p["tokens"].append({"id": "tok.w1"}), p["commands"][0].update(waits=[1]),
+                                 p["commands"][5].update(signals=[1])))
+    k.snapshot("SLOT-1", "issue-table-short", SL, "6 issue positions for 7 commands",
+               mutate=lambda p: p["slot"]["issue"].pop())
+    k.snapshot("SLOT-1", "slot-target-without-slot", SL, "target slot with a null slot extension",
+               mutate=lambda p: p.update(slot=None))
+    k.snapshot("SLOT-2", "position-used-twice", SL, "commands 3 and 6 both at (3, 0)",
+               mutate=lambda p: p["slot"]["issue"][6].update(slot=0))
+    k.snapshot("SLOT-2", "slot-out-of-range", SL, "slot 2 with slots_per_cycle 2",
+               mutate=lambda p: p["slot"]["issue"][5].update(slot=2))
+    k.snapshot("SLOT-3", "dependency-issued-later", SL, "allreduce issued at (2, 1), before fc2.fwd at (3, 0) on which it depends",
+               mutate=lambda p: p["slot"]["issue"][4].update(cycle=2, slot=1))
+    k.snapshot("ROUTE-1", "transfer-without-route", SL, "the recv has no route", mutate=lambda p: p["slot"]["routes"].pop())
+    k.snapshot("ROUTE-1", "route-for-launch", SL, "a launch command has a route",
+               mutate=lambda p: p["slot"]["routes"].append({"command": 3, "destination": 0, "source": 1}))
+    k.snapshot("ROUTE-2", "route-to-itself", SL, "route source and destination are both gpu0",
+               mutate=lambda p: p["slot"]["routes"][0].update(destination=0))
+    k.snapshot("TOKEN-1", "token-never-signalled", Q, "a token no command signals",
+               mutate=lambda p: p["tokens"].append({"id": "tok.orphan"}))
+    k.snapshot("TOKEN-1", "token-signalled-twice", SL, "the token is signalled by the send and by fc1.fwd",
+               mutate=lambda p: p["commands"][0].update(signals=[0]))
+    k.snapshot("TOKEN-2", "waits-for-own-token", Q, "the send waits for the token it signals itself",
+               mutate=lambda p: p["commands"][1].update(waits=[0]))
+    k.snapshot("TOKEN-2", "waiter-issued-before-signaller", SL, "the recv is issued before the send whose token it waits for",
+               mutate=lambda p: (p["slot"]["issue"][2].update(cycle=0, slot=1), p["slot"]["issue"][5].update(cycle=2, slot=0)))
+
+    # ---- TIME (TimelineBundle against its ConcretePlanIR) ---------------------------------
+    k.snapshot("TIME-1", "command-without-interval", T, "command 6 has no interval", parent=True,
+               mutate=lambda p: p["intervals"].pop())
+    k.snapshot("TIME-1", "interval-for-unknown-command", T, "an interval for command 7 of a plan of 7", parent=True,
+               mutate=lambda p: p["intervals"].append(iv(7, "0", "1")))
+    k.snapshot("TIME-2", "end-before-start", T, "interval [1, 3/4]", parent=True,
+               mutate=lambda p: p["intervals"][6].update(start="1", end="3/4"))
+    k.snapshot("TIME-2", "negative-start", T, "interval starting at -1/2", parent=True,
+               mutate=lambda p: p["intervals"][5].update(start="-1/2"))
+    k.snapshot("TIME-3", "starts-before-dependency-ends", T, "the host command starts at 3/4, its dependency (the recv) ends at 1",
+               parent=True, mutate=lambda p: p["intervals"][6].update(start="3/4"))
+    k.snapshot("TIME-4", "overlap-on-in-order-queue", T, "opt.w1 starts at 1/4 while fc1.fwd, before it on its queue, runs until 1/2",
+               parent=True, mutate=lambda p: p["intervals"][5].update(start="1/4"))
+    k.snapshot("TIME-5", "path-short-of-makespan", T, "the critical path stops at fc2.fwd (ends at 2, makespan 5/2)", parent=True,
+               mutate=lambda p: p["critical_path"].pop())
+    k.snapshot("TIME-5", "path-without-edge", T, "the critical path jumps from fc1.fwd to the recv: no edge between them", parent=True,
+               mutate=lambda p: p.update(critical_path=[0, 2, 3, 4]))
+    k.snapshot("TIME-5", "empty-path", T, "an empty critical path for a plan with commands", parent=True,
+               mutate=lambda p: p.update(critical_path=[]))
+
+    # ---- MACHINE -------------------------------------------------------------------------
+    k.snapshot("MACHINE-1", "command-not-lowered", MA, "the host command is lowered to no instruction", parent=True,
+               mutate=lambda p: p["instructions"].pop())
+    k.snapshot("MACHINE-1", "instruction-of-unknown-command", MA, "an extra instruction traced to command 9 of 7", parent=True,
+               mutate=lambda p: p["instructions"].append({"command": 9, "dependencies": [8], "dialect": "host", "id": "i.extra",
+                                                           "op": "call", "target": "printf", "token": None}))
+    k.snapshot("MACHINE-2", "entry-point-missing", MA, "entry points omit the wait instruction", parent=True,
+               mutate=lambda p: p.update(entry_points=[0]))
+    k.snapshot("MACHINE-2", "entry-points-unordered", MA, "entry points [3, 0]", parent=True,
+               mutate=lambda p: p.update(entry_points=[3, 0]))
+    k.snapshot("MACHINE-3", "undeclared-dialect", MA, "an instruction in dialect ptx, which is not declared", parent=True,
+               mutate=lambda p: p["instructions"][5].update(dialect="ptx"))
+    k.snapshot("MACHINE-3", "dialect-declared-twice", MA, "dialect cuda declared twice", parent=True,
+               mutate=lambda p: p.update(dialects=["cuda", "host", "nccl", "cuda"]))
+    k.snapshot("MACHINE-4", "call-with-token", MA, "a call instruction names a token", parent=True,
+               mutate=lambda p: p["instructions"][1].update(token=0))
+    k.snapshot("MACHINE-4", "signal-of-foreign-token", MA, "the send's signal instruction is traced to fc1.fwd, which signals nothing",
+               parent=True, mutate=lambda p: p["instructions"][2].update(command=0))
+
+    # ---- OBS -----------------------------------------------------------------------------
+    k.snapshot("OBS-1", "unknown-command", O, "an observation of cmd.bwd, which the plan does not have", parent=True,
+               mutate=lambda p: p["observations"].append({"command": "cmd.bwd", "duration": "1", "source": "nsys:run1"}))
+    k.snapshot("OBS-2", "negative-duration", O, "duration -1/2", parent=True,
+               mutate=lambda p: p["observations"][2].update(duration="-1/2"))
+    k.snapshot("OBS-3", "same-command-and-source", O, "cmd.fc1.fwd observed twice by nsys:run1", parent=True,
+               mutate=lambda p: p["observations"][1].update(source="nsys:run1"))
+
+    # ---- IO (plancert reading the files) ------------------------------------------------
+    k.args("IO-1", "missing-file", "a snapshot path that does not exist",
+           ["verify", "--format", "json", "{corpus}/IO-1-missing-file.json"], 2)
+    k.args("IO-1", "directory", "a directory given as the snapshot", ["verify", "--format", "json", "{corpus}"], 2)
+    k.args("IO-1", "missing-parent", "a --parent path that does not exist",
+           ["verify", "--format", "json", "{corpus}/valid-distributed.json", "--parent", "{corpus}/IO-1-missing-parent.json"], 2)
+    k.args("IO-2", "over-max-bytes", "a valid snapshot over --max-bytes 1024",
+           ["verify", "--format", "json", "--max-bytes", "1024", "{corpus}/IO-2-over-max-bytes.json"], 2,
+           {"IO-2-over-max-bytes.json": encode(c.get(M))})
+    k.snapshot("IO-3", "timeline-without-parent", T, "a valid TimelineBundle given without --parent")
+    k.snapshot("IO-3", "observations-without-parent", O, "a valid ObservationSet given without --parent")
+
+    # ---- JSON (byte level) -------------------------------------------------------------
+    mb = encode(c.get(M))
+    db = encode(c.get(D))
+    k.raw("JSON-1", "empty", "an empty file", b"")
+    k.raw("JSON-1", "whitespace-only", "a file of whitespace", b" \n\t\r\n")
+    k.raw("JSON-1", "truncated", "the valid ModelIR cut in the middle", mb[: len(mb) // 2])
+    k.raw("JSON-1", "trailing-characters", "a second value after the document", mb + b"{}")
+    k.raw("JSON-1", "missing-comma", "a missing comma between two members of the payload",
+          edit(mb, '"name":"tiny-mlp","operations"', '"name":"tiny-mlp" "operations"'))
+    k.raw("JSON-1", "bare-word", "a bare word where a value belongs", edit(mb, '"integer":true', '"integer":yes', expect=2))
+    k.raw("JSON-1", "unterminated-string", "end of input inside a string", mb[: mb.index(b"tiny-mlp") + 4])
+    k.raw("JSON-2", "duplicate-key-in-operation", "an operation with two kind members",
+          edit(mb, '"kind":"matmul"', '"kind":"matmul","kind":"matmul"', expect=2))
+    k.raw("JSON-2", "duplicate-envelope-key", "two schema members in the envelope",
+          edit(mb, '"schema":"ModelIR"', '"schema":"ModelIR","schema":"ModelIR"'))
+    k.raw("JSON-2", "duplicate-attrs-key-escaped", "attrs keys note and \\u006eote (the same after unescaping)",
+          edit(mb, '"attrs":{"note":"first projection"}', '"attrs":{"note":"first projection","\\u006eote":"again"}'))
+    k.raw("JSON-3", "float-microbatches", "microbatches 2.0", edit(db, '"microbatches":2', '"microbatches":2.0'))
+    k.raw("JSON-3", "float-for-exact-number", "a JSON float 2.5 where an exact number (a string) belongs",
+          edit(mb, '"divisible_by":"2"', '"divisible_by":2.5'))
+    k.raw("JSON-3", "exponent", "a number with an exponent: 1e3", edit(db, '"microbatches":2', '"microbatches":1e3'))
+    k.raw("JSON-4", "leading-zero", "microbatches 02", edit(db, '"microbatches":2', '"microbatches":02'))
+    k.raw("JSON-4", "negative-zero", "shard dim -0", edit(db, '"dim":-1', '"dim":-0'))
+    deep = "[" * 600 + "]" * 600
+    k.raw("JSON-5", "nesting-600-levels", "600 nested arrays inside an attrs value (limit 512)",
+          edit(mb, '"attrs":{"note":"first projection"}', '"attrs":{"note":' + deep + "}"))
+    k.raw("JSON-6", "invalid-utf8", "the byte 0xff inside the model name", mb.replace(b'"tiny-mlp"', b'"tiny-\xffmlp"', 1))
+    k.raw("JSON-6", "overlong-utf8", "an overlong UTF-8 encoding of '/' (0xc0 0xaf)", mb.replace(b'"tiny-mlp"', b'"tiny\xc0\xafmlp"', 1))
+    k.raw("JSON-6", "lone-surrogate", "a lone high surrogate escape", edit(mb, '"tiny-mlp"', '"tiny\\ud800mlp"'))
+    k.raw("JSON-6", "control-character", "a raw tab inside a string", edit(mb, '"tiny-mlp"', '"tiny\tmlp"'))
+    k.raw("JSON-6", "invalid-escape", "the escape \\x", edit(mb, '"tiny-mlp"', '"tiny\\xmlp"'))
+
+    # ---- SCHEMA (decoding) ----------------------------------------------------------------
+    k.snapshot("SCHEMA-1", "unknown-schema", M, "schema ModelIRv2", envelope=lambda s: s.update(schema="ModelIRv2"), keep_digest=True)
+    k.snapshot("SCHEMA-1", "schema-wrong-case", M, "schema modelir", envelope=lambda s: s.update(schema="modelir"), keep_digest=True)
+    k.snapshot("SCHEMA-2", "version-2", M, "version 2.0.0", envelope=lambda s: s.update(version="2.0.0"))
+    k.snapshot("SCHEMA-2", "version-1-1", M, "version 1.1.0 (a newer minor version)", envelope=lambda s: s.update(version="1.1.0"))
+    k.snapshot("SCHEMA-3", "missing-payload-field", M, "an operation without its kind",
+               mutate=lambda p: p["operations"][0].pop("kind"))
+    k.snapshot("SCHEMA-3", "missing-envelope-digest", M, "an envelope without digest", envelope=lambda s: s.pop("digest"), keep_digest=True)
+    k.snapshot("SCHEMA-3", "optional-left-out", D, "a task without its peer (optional fields are written as null)",
+               mutate=lambda p: p["tasks"][0].pop("peer"))
+    k.snapshot("SCHEMA-4", "unknown-payload-field", M, "an operation with a flops member",
+               mutate=lambda p: p["operations"][0].update(flops="256"))
+    k.snapshot("SCHEMA-4", "unknown-envelope-field", M, "an envelope with a comment member",
+               envelope=lambda s: s.update(comment="hello"))
+    k.snapshot("SCHEMA-4", "capabilities-misnamed", P, "a portable task with capabilities instead of requires",
+               mutate=lambda p: p["tasks"][0].update(capabilities=p["tasks"][0].pop("requires")))
+    k.snapshot("SCHEMA-5", "string-for-integer", D, "microbatches \"2\"", mutate=lambda p: p.update(microbatches="2"))
+    k.snapshot("SCHEMA-5", "integer-for-exact-number", M, "temporary_bytes as the JSON integer 0 (exact numbers are strings)",
+               mutate=lambda p: p["operations"][0]["work"].update(temporary_bytes=0))
+    k.raw("SCHEMA-5", "document-is-array", "a JSON array instead of a snapshot object", b"[" + mb + b"]")
+    k.snapshot("SCHEMA-5", "null-for-required", D, "mesh is null", mutate=lambda p: p.update(mesh=None))
+    k.snapshot("SCHEMA-6", "unknown-role", M, "value role weights", mutate=lambda p: p["values"][1].update(role="weights"))
+    k.snapshot("SCHEMA-6", "enum-wrong-case", Q, "target Queue", mutate=lambda p: p.update(target="Queue"))
+    k.snapshot("SCHEMA-7", "int-leading-zero", Q, "device memory_bytes \"085899345920\"",
+               mutate=lambda p: p["devices"][0].update(memory_bytes="085899345920"))
+    k.snapshot("SCHEMA-7", "expression-not-canonical", M, "matrix_ops \"S*B*256\" (canonical: \"256*B*S\")",
+               mutate=lambda p: p["operations"][0]["work"].update(matrix_ops="S*B*256"))
+    k.snapshot("SCHEMA-7", "rational-not-lowest-terms", T, "interval end \"2/4\"", parent=True,
+               mutate=lambda p: p["intervals"][0].update(end="2/4"))
+    k.snapshot("SCHEMA-7", "int-with-plus", Q, "region offset \"+0\"", mutate=lambda p: p["regions"][0].update(offset="+0"))
+    k.raw("SCHEMA-8", "integer-beyond-64-bits", "microbatches 99999999999999999999 (> 2^63 - 1)",
+          edit(db, '"microbatches":2', '"microbatches":99999999999999999999'))
+    k.raw("SCHEMA-8", "integer-below-64-bits", "shard dim -9223372036854775809 (< -2^63)",
+          edit(db, '"dim":-1', '"dim":-9223372036854775809'))
+
+    # ---- CONFIG (plancert certify: model, strategy, system files and Megatron-LM flags) ----
+    calc_model = {"hidden": 768, "feedforward": 3072, "seq_size": 2048, "attn_heads": 16, "attn_size": 48, "num_blocks": 12}
+
+    def cj(x) -> bytes:
+        return (json.dumps(x, indent=2) + "\n").encode()
+
+    def model_case(oid, slug, what, data: bytes, ext="json", flag="--model"):
+        fname = f"{oid}-{slug}.{ext}"
+        k.args(oid, slug, what, ["certify", flag, "{corpus}/" + fname], 2, {fname: data})
+
+    model_case("CONFIG-1", "truncated-model", "a Calculon model file cut short", cj(calc_model)[:40])
+    model_case("CONFIG-1", "duplicate-key-hf", "a Hugging Face config.json with n_embd twice",
+               b'{"model_type": "gpt2", "n_embd": 768, "n_embd": 769, "n_layer": 12, "n_head": 12}\n')
+    k.args("CONFIG-1", "model-is-directory", "a directory given as the model file", ["certify", "--model", "{corpus}"], 2)
+    model_case("CONFIG-2", "calculon-model-without-num-blocks", "a Calculon model without num_blocks",
+               cj({kk: v for kk, v in calc_model.items() if kk != "num_blocks"}))
+    model_case("CONFIG-3", "hidden-as-string", "hidden given as the string \"768\"", cj(dict(calc_model, hidden="768")))
+    model_case("CONFIG-4", "negative-hidden", "hidden -768", cj(dict(calc_model, hidden=-768)))
+    model_case("CONFIG-5", "heads-not-divisible-by-tp", "12 attention heads against the default strategy's tp = 8",
+               cj(dict(calc_model, attn_heads=12, attn_size=64)))
+    model_case("CONFIG-6", "unknown-calculon-field", "a Calculon model with an unknown field", cj(dict(calc_model, vocab=50257)))
+    native = ('[model]\nname = "tiny"\nfamily = "gpt"\nhidden = 64\nffn = 256\nheads = 8\nkv_heads = 8\nhead_dim = 8\n'
+              'layers = 8\nseq_length = 128\n\n[extras]\nnote = "not a plancert table"\n')
+    model_case("CONFIG-6", "unknown-toml-table", "a native TOML model with an [extras] table", native.encode(), ext="toml")
+    k.args("CONFIG-6", "target-binding", "certify --target queue (no target binding in this build)", ["certify", "--target", "queue"], 2)
+    k.args("CONFIG-7", "unknown-megatron-flag", "an unknown Megatron-LM flag",
+           ["certify", "--tensor-model-parallel-size", "8", "--no-such-flag", "3"], 2)
+    k.args("CONFIG-7", "megatron-flag-twice", "--micro-batch-size given twice",
+           ["certify", "--micro-batch-size", "1", "--micro-batch-size", "2"], 2)
+    k.args("CONFIG-7", "megatron-value-not-integer", "--micro-batch-size x", ["certify", "--micro-batch-size", "x"], 2)
+    return k
+
+
+def readme(k: Corpus) -> bytes:
+    lines = [
+        "# Negative corpus (generated: do not edit)",
+        "",
+        "Written by `tools/make_corpus.py`; checked by `tools/run_corpus.py` (ctest `corpus`,",
+        "label `corpus`), and `corpus_generator_sync` fails when these files differ from a",
+        "fresh run of the generator. To change the corpus, change the generator and run",
+        "`/usr/bin/python3 tools/make_corpus.py`.",
+        "",
+        "- `valid-*.json` must be accepted (`plancert verify`, with `--parent` the",
+        "  `.parent.json` beside it);",
+        "- `<ID>-*.json` must be rejected with exactly the code `<ID>` (for exit-code-1",
+        "  families every diagnostic has that code) and the exit code of its family;",
+        "- `.parent.json` is the parent snapshot (transition obligations), `.args` a",
+        "  command line to run instead of `verify` (`{corpus}` = this directory),",
+        "  `.witness.json` a topological-order witness for the gate (`corpus_gate`).",
+        "",
+        "| file | input |",
+        "|---|---|",
+    ]
+    for name, what in k.index:
+        lines.append(f"| `{name}` | {what.replace('|', '/')} |")
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def generate() -> dict[str, bytes]:
+    k = build(Chain())
+    files = dict(k.files)
+    files["README.md"] = readme(k)
+    for name, data in files.items():
+        assert len(data) < 20 * 1024, f"{name} is {len(data)} bytes"
+    return files
+
+
+def write(out: Path, files: dict[str, bytes]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    for p in out.iterdir():
+        if p.is_file() and p.name not in KEEP and p.name not in files:
+            p.unlink()
+    for name, data in sorted(files.items()):
+        path = out / name
+        if not path.exists() or path.read_bytes() != data:
+            path.write_bytes(data)
+
+
+def check(corpus: Path) -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        fresh = Path(tmp)
+        write(fresh, generate())
+        problems = []
+        have = {p.name for p in corpus.iterdir() if p.is_file() and p.name not in KEEP}
+        want = {p.name for p in fresh.iterdir()}
+        for name in sorted(want - have):
+            problems.append(f"missing in {corpus}: {name}")
+        for name in sorted(have - want):
+            problems.append(f"not produced by the generator: {name}")
+        for name in sorted(have & want):
+            if not filecmp.cmp(corpus / name, fresh / name, shallow=False):
+                problems.append(f"differs from the generator's output: {name}")
+    for p in problems:
+        print(p)
+    print(f"{len(want)} generated file(s), {len(problems)} difference(s)" + ("" if not problems else
+          ": run /usr/bin/python3 tools/make_corpus.py and review the diff"))
+    return 1 if problems else 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="directory to write (default: tests/corpus)")
+    ap.add_argument("--check", action="store_true", help="compare --out with a fresh run instead of writing it")
+    args = ap.parse_args()
+    if args.check:
+        return check(args.out)
+    files = generate()
+    write(args.out, files)
+    print(f"wrote {len(files)} file(s) to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
