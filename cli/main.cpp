@@ -2,6 +2,7 @@
 // plancert: one program, one subcommand per job (ARCHITECTURE.md, "Command line").
 #include "cli/commands.h"
 #include "cli/infer_cmd.h"
+#include "cli/prove_cmd.h"
 #include "core/diag.h"
 
 #include <CLI/CLI.hpp>
@@ -43,6 +44,9 @@ int main(int argc, char** argv) {
                   "--num-layers-per-virtual-pipeline-stage N, --virtual-pipeline-size V, --use-distributed-optimizer, --bf16, --fp16)\n"
                   "may be given instead of --strategy.");
 
+  cli::ProveOptions po;
+  auto* prove = cli::add_prove_command(app, po);
+
   std::string code;
   bool list = false;
   auto* explain = app.add_subcommand("explain", "Print an obligation's rule, witness and complexity from spec/");
@@ -57,6 +61,10 @@ int main(int argc, char** argv) {
   }
   try {
     if (*verify) return cli::run_verify(vo);
+    if (*prove) {
+      po.megatron = prove->remaining();
+      return cli::run_prove(po);
+    }
     if (*certify) {
       co.megatron = certify->remaining();
       if (io.any()) {
