@@ -11,20 +11,20 @@ namespace plancert::cli {
 /// Options of `plancert certify` in inference mode. Numbers are kept as given on the command
 /// line and validated by run_certify_inference() (CONFIG codes, exit 2).
 struct InferOptions {
-  std::string model;                // model file ("" = the embedded default)
-  std::string system;               // system file ("" = the embedded default)
-  std::string out;                  // directory for the committed snapshots ("" = none)
-  std::string report;               // JSON report ("" = none)
-  std::string strategy;             // training only: rejected with --phase
-  std::string target;               // not available for inference: rejected
-  std::vector<std::string> extra;   // Megatron-LM flags (training only): rejected
-  std::string phase;                // "prefill" or "decode"
-  std::string batch;                // b
-  std::string context;              // c
-  std::string tp;                   // t (default 1)
-  std::string pp;                   // p (default 1)
-  bool max_batch = false;           // report the largest batch that fits
-  bool max_context = false;         // report the longest context that fits
+  std::string model;                ///< model file ("" = the embedded default)
+  std::string system;               ///< system file ("" = the embedded default)
+  std::string out;                  ///< directory for the committed snapshots ("" = none)
+  std::string report;               ///< JSON report ("" = none)
+  std::string strategy;             ///< training only: rejected with --phase
+  std::string target;               ///< not available for inference: rejected
+  std::vector<std::string> extra;   ///< Megatron-LM flags (training only): rejected
+  std::string phase;                ///< "prefill" or "decode"
+  std::string batch;                ///< b
+  std::string context;              ///< c
+  std::string tp;                   ///< t (default 1)
+  std::string pp;                   ///< p (default 1)
+  bool max_batch = false;           ///< report the largest batch that fits
+  bool max_context = false;         ///< report the longest context that fits
   /// True when any inference option was given (certify then runs in inference mode).
   [[nodiscard]] bool any() const {
     return !phase.empty() || !batch.empty() || !context.empty() || !tp.empty() || !pp.empty() || max_batch || max_context;

@@ -70,24 +70,29 @@ std::string_view enum_name(E e) { return EnumNames<E>::names[static_cast<std::si
 /// the canonical encoding of a value of that type.
 ///@{
 inline void decode(json::Reader& r, std::string& v) { v = r.string(); }
+/// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 inline void decode(json::Reader& r, bool& v) { v = r.boolean(); }
+/// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 inline void decode(json::Reader& r, std::int64_t& v) {
   std::string_view t = r.integer();
   auto res = std::from_chars(t.data(), t.data() + t.size(), v);
   if (res.ec != std::errc() || res.ptr != t.data() + t.size()) r.fail("SCHEMA-8", "integer out of the 64-bit range: " + std::string(t));
 }
+/// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 inline void decode(json::Reader& r, Int& v) {
   std::string s = r.string();
   auto p = parse_int(s);
   if (!p) r.fail("SCHEMA-7", "not a canonical exact integer: \"" + s.substr(0, 64) + "\"");
   v = std::move(*p);
 }
+/// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 inline void decode(json::Reader& r, Rat& v) {
   std::string s = r.string();
   auto p = parse_rat(s);
   if (!p) r.fail("SCHEMA-7", "not a canonical exact rational: \"" + s.substr(0, 64) + "\"");
   v = std::move(*p);
 }
+/// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 inline void decode(json::Reader& r, Expr& v) {
   std::string s = r.string();
   std::string err;
@@ -96,6 +101,7 @@ inline void decode(json::Reader& r, Expr& v) {
   if (!p) r.fail("SCHEMA-7", "bad exact quantity \"" + s.substr(0, 64) + "\": " + err);
   v = std::move(*p);
 }
+/// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 template <class E>
   requires std::is_enum_v<E>
 void decode(json::Reader& r, E& v) {
@@ -107,11 +113,15 @@ void decode(json::Reader& r, E& v) {
   for (auto n : names) expected += (expected.empty() ? "" : ", ") + std::string(n);
   r.fail("SCHEMA-6", "unknown value \"" + s.substr(0, 64) + "\" (expected one of: " + expected + ")");
 }
+/// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 template <class T> void decode(json::Reader& r, std::vector<T>& v);
+/// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 template <class T> void decode(json::Reader& r, std::optional<T>& v);
 void decode(json::Reader& r, std::map<std::string, std::string>& v);
+/// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 template <Reflected T> void decode(json::Reader& r, T& v);
 
+/// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 template <class T>
 void decode(json::Reader& r, std::vector<T>& v) {
   if (r.peek() != json::Kind::Array) r.fail("SCHEMA-5", "expected an array");
@@ -119,11 +129,13 @@ void decode(json::Reader& r, std::vector<T>& v) {
   r.begin_array();
   while (r.next_element()) decode(r, v.emplace_back());
 }
+/// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 template <class T>
 void decode(json::Reader& r, std::optional<T>& v) {
   if (r.peek() == json::Kind::Null) { r.null(); v.reset(); return; }
   decode(r, v.emplace());
 }
+/// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 inline void decode(json::Reader& r, std::map<std::string, std::string>& v) {
   if (r.peek() != json::Kind::Object) r.fail("SCHEMA-5", "expected an object");
   v.clear();
@@ -135,6 +147,7 @@ inline void decode(json::Reader& r, std::map<std::string, std::string>& v) {
     decode(r, it->second);
   }
 }
+/// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 template <Reflected T>
 void decode(json::Reader& r, T& out) {
   static_assert(fields_sorted<T>(), "fields() must be listed in sorted key order");
@@ -168,35 +181,48 @@ void decode(json::Reader& r, T& out) {
 /// Write `v` in canonical JSON (strings for exact numbers, fields in sorted order).
 ///@{
 inline void encode(json::Writer& w, const std::string& v) { w.string(v); }
+/// Encodes one value canonically.
 inline void encode(json::Writer& w, bool v) { w.boolean(v); }
+/// Encodes one value canonically.
 inline void encode(json::Writer& w, std::int64_t v) { w.integer(v); }
+/// Encodes one value canonically.
 inline void encode(json::Writer& w, const Int& v) { w.string(to_string(v)); }
+/// Encodes one value canonically.
 inline void encode(json::Writer& w, const Rat& v) { w.string(to_string(v)); }
+/// Encodes one value canonically.
 inline void encode(json::Writer& w, const Expr& v) { w.string(v.str()); }
+/// Encodes one value canonically.
 template <class E>
   requires std::is_enum_v<E>
 void encode(json::Writer& w, E v) { w.string(enum_name(v)); }
+/// Encodes one value canonically.
 template <class T> void encode(json::Writer& w, const std::vector<T>& v);
+/// Encodes one value canonically.
 template <class T> void encode(json::Writer& w, const std::optional<T>& v);
 void encode(json::Writer& w, const std::map<std::string, std::string>& v);
+/// Encodes one value canonically.
 template <Reflected T> void encode(json::Writer& w, const T& v);
 
+/// Encodes one value canonically.
 template <class T>
 void encode(json::Writer& w, const std::vector<T>& v) {
   w.begin_array();
   for (const auto& x : v) encode(w, x);
   w.end_array();
 }
+/// Encodes one value canonically.
 template <class T>
 void encode(json::Writer& w, const std::optional<T>& v) {
   if (v) encode(w, *v);
   else w.null();
 }
+/// Encodes one value canonically.
 inline void encode(json::Writer& w, const std::map<std::string, std::string>& v) {
   w.begin_object();
   for (const auto& [k, x] : v) { w.key(k); w.string(x); }
   w.end_object();
 }
+/// Encodes one value canonically.
 template <Reflected T>
 void encode(json::Writer& w, const T& v) {
   static_assert(fields_sorted<T>(), "fields() must be listed in sorted key order");

@@ -734,7 +734,7 @@ Snapshot<ConcretePlanIR> build_concrete(const Snapshot<PortablePlanIR>& parent, 
   c.rules = {"concrete.bind", "concrete.place", "concrete.copy"};
   c.target = target;
   const std::size_t nd = 2 + g(0, 2);
-  for (std::size_t i = 0; i < nd; ++i) c.devices.push_back(Device{"dev:" + std::to_string(i), i == 0 || !g.flag(1, 3) ? "gpu" : "cpu", Int(0)});
+  for (std::size_t i = 0; i < nd; ++i) c.devices.push_back(Device{"dev:" + std::to_string(i), i == 0 || !g.flag(1, 3) ? "gpu" : "cpu", Int(0), {}});
 
   // regions: 1 or 2 per device (memory is laid out after the buffers are placed)
   for (std::size_t dv = 0; dv < nd; ++dv) {
@@ -759,7 +759,7 @@ Snapshot<ConcretePlanIR> build_concrete(const Snapshot<PortablePlanIR>& parent, 
     K r = row(kn.rows, 300 + b);
     Rat v = pb.size.eval(env).value_or(Rat(0));
     Int size = v < 0 ? Int(0) : ceil(v);
-    c.buffers.push_back(ConcreteBuffer{pb.alignment, "cb:" + pb.id, derived("concrete.place", {pb.id}), Int(0), static_cast<Index>(r(0, static_cast<std::uint32_t>(c.regions.size()))), size});
+    c.buffers.push_back(ConcreteBuffer{pb.alignment, "cb:" + pb.id, derived("concrete.place", {pb.id}), Int(0), static_cast<Index>(r(0, static_cast<std::uint32_t>(c.regions.size()))), size, pb.storage});
   }
   // place buffers in each region, then regions in each device
   std::vector<Int> cursor(c.regions.size());
@@ -794,6 +794,8 @@ Snapshot<ConcretePlanIR> build_concrete(const Snapshot<PortablePlanIR>& parent, 
     cmd.writes = pt.outputs;
     cmd.lineage = derived("concrete.bind", {pt.id});
     cmd.implementation = std::string("impl.") + std::string(codec::enum_name(cmd.kind)) + ".v" + std::to_string(r(2, 3));
+    cmd.repeat = pt.repeat;  // one instance's work, as many times as the portable task
+    cmd.work = pt.work;
     if (r.flag(3, 3)) cmd.attrs["kernel"] = "k" + std::to_string(r(4, 10));
     c.commands.push_back(std::move(cmd));
   }

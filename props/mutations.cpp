@@ -129,6 +129,8 @@ std::vector<Ent> ents(ConcretePlanIR& p) {
   for (auto& x : p.tokens) e.push_back({&x.id, nullptr, nullptr});
   if (p.queue)
     for (auto& x : p.queue->queues) e.push_back({&x.id, nullptr, nullptr});
+  for (auto& x : p.engines) e.push_back({&x.id, nullptr, nullptr});
+  for (auto& x : p.implementations) e.push_back({&x.id, nullptr, nullptr});
   return e;
 }
 std::vector<Ent> ents(MachineIR& m) {

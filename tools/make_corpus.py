@@ -248,14 +248,33 @@ def portable() -> dict:
 
 # ---- ConcretePlanIR: two GPUs, bound at B = 1, S = 2048 ---------------------------------
 
+def eval_expr(text: str, env: dict) -> int:
+    """Value of a canonical sum of integer terms such as 16*B*S+256 (the forms this file writes)."""
+    total = 0
+    for term in text.replace("-", "+-").split("+"):
+        if not term:
+            continue
+        value = 1
+        for f in term.split("*"):
+            value *= env[f] if f in env else int(f)
+        total += value
+    return total
+
+
 def concrete_common() -> dict:
+    ptasks = {t["id"]: t for t in portable()["tasks"]}
+    pbufs = {b["id"]: b for b in portable()["buffers"]}
+
     def cbuf(bid, region, offset, size, source):
-        return {"alignment": 256, "id": bid, "lineage": derived("bind.buffer", source), "offset": offset, "region": region, "size": size}
+        return {"alignment": 256, "id": bid, "lineage": derived("bind.buffer", source), "offset": offset, "region": region, "size": size,
+                "storage": pbufs[source]["storage"]}
 
     def cmd(cid, kind, device, impl, source, deps=(), reads=(), writes=(), signals=(), waits=(), attrs=None):
+        # one instance of its portable task's work, bound at B = 1, S = 2048
+        w = {k: str(eval_expr(v, {"B": 1, "S": 2048})) for k, v in ptasks[source]["work"].items()}
         return {"attrs": attrs or {}, "dependencies": list(deps), "device": device, "id": cid, "implementation": impl, "kind": kind,
-                "lineage": derived("bind.command", source), "reads": list(reads), "signals": list(signals), "waits": list(waits),
-                "writes": list(writes)}
+                "lineage": derived("bind.command", source), "reads": list(reads), "repeat": ptasks[source]["repeat"],
+                "signals": list(signals), "waits": list(waits), "work": w, "writes": list(writes)}
 
     return {
         "buffers": [
@@ -275,8 +294,13 @@ def concrete_common() -> dict:
             cmd("cmd.opt.w1", "launch", 0, "fused.adam", "p.s0.opt.w1", reads=[1]),                                         # 5
             cmd("cmd.log", "host", 1, "host.log", "p.s1.fc2.fwd", deps=[2]),                                                # 6
         ],
-        "devices": [{"id": "gpu0", "kind": "gpu", "memory_bytes": "85899345920"},
-                    {"id": "gpu1", "kind": "gpu", "memory_bytes": "85899345920"}],
+        "bindings": [{"symbol": "B", "value": "1"}, {"symbol": "S", "value": "2048"}],
+        "devices": [{"id": "gpu0", "kind": "gpu", "memory_bytes": "85899345920", "ranks": [0, 1]},
+                    {"id": "gpu1", "kind": "gpu", "memory_bytes": "85899345920", "ranks": [2, 3]}],
+        "engines": [],
+        "implementations": [],
+        "memory": [],
+        "world_size": 4,
         "regions": [
             {"alignment": 256, "capacity": "1073741824", "device": 0, "id": "gpu0.hbm", "offset": "0", "space": "hbm"},
             {"alignment": 256, "capacity": "1073741824", "device": 1, "id": "gpu1.hbm", "offset": "0", "space": "hbm"},
@@ -364,6 +388,138 @@ def observations() -> dict:
     ]}
 
 
+# ---- inference: a two-layer decoder step (b = 2 sequences, q = 1 query token, c = 128
+# context tokens, H = 64, a = 8 heads, k = 2 KV heads, d = 8, F = 256, bf16) on pp = 2 x tp = 2.
+# Every quantity is a constant, so the KV, WS and CAPM comparisons are decided.
+# One K and one V cache of [b, c, k, d] per layer; per rank b*c*max(k/t,1)*d*e = 4096 bytes each.
+# Workspace bound C_ws = bqHe + e*max(3bqH/t, b(a/t)qc, bqF/t) = 256 + 2*1024 = 2304 bytes.
+
+INFERENCE_SHAPE = {"batch": "2", "context": "128", "dtype": "bf16", "ffn": "256", "head_dim": "8", "heads": "8", "hidden": "64",
+                   "kv_heads": "2", "query": "1"}
+
+
+def inf_model() -> dict:
+    def value(i, role, shape):
+        return {"dtype": "bf16", "id": i, "lineage": introduced("model.build"), "role": role, "shape": shape}
+
+    def op(i, inputs, outputs, effects, matrix):
+        return {"attrs": {}, "effects": [{"kind": k, "value": v} for k, v in effects], "id": i, "inputs": inputs, "kind": "attention" if i.startswith("attn") else "matmul",
+                "lineage": introduced("model.build"), "outputs": outputs, "work": work(matrix=matrix)}
+
+    kv = ["2", "128", "2", "8"]
+    return {
+        "name": "tiny-decoder",
+        "rules": ["model.build"],
+        "symbols": [],
+        "values": [
+            value("x0", "input", ["2", "1", "64"]),       # 0
+            value("wqkv0", "weight", ["64", "96"]),       # 1
+            value("qkv0", "activation", ["2", "1", "96"]),  # 2
+            value("k0", "state", kv),                     # 3
+            value("v0", "state", kv),                     # 4
+            value("wo0", "weight", ["64", "64"]),         # 5
+            value("x1", "activation", ["2", "1", "64"]),  # 6
+            value("wqkv1", "weight", ["64", "96"]),       # 7
+            value("qkv1", "activation", ["2", "1", "96"]),  # 8
+            value("k1", "state", kv),                     # 9
+            value("v1", "state", kv),                     # 10
+            value("wo1", "weight", ["64", "64"]),         # 11
+            value("y", "output", ["2", "1", "64"]),       # 12
+        ],
+        "operations": [
+            op("kv0", [0, 1], [2], [("write", 3), ("write", 4)], "24576"),
+            op("attn0", [2, 5], [6], [("read", 3), ("read", 4)], "81920"),
+            op("kv1", [6, 7], [8], [("write", 9), ("write", 10)], "24576"),
+            op("attn1", [8, 11], [12], [("read", 9), ("read", 10)], "81920"),
+        ],
+    }
+
+
+def inf_distributed() -> dict:
+    S0, S1 = [0, 1], [2, 3]
+
+    def t(tid, kind, ranks, deps, source, w, effects=(), **kw):
+        d = dtask(tid, kind, "forward", ranks, deps, derived("dist.infer", source), w, repeat=1, **kw)
+        d["effects"] = [{"kind": k, "value": v} for k, v in effects]
+        return d
+
+    return {
+        "inference": dict(INFERENCE_SHAPE),
+        "mesh": {"axes": [{"name": "pp", "size": 2}, {"name": "tp", "size": 2}]},
+        "microbatches": 1,
+        "rules": ["dist.infer"],
+        "schedule": [],
+        "shards": [
+            {"axis": "tp", "dim": 1, "pieces": 2, "stage": 0, "value": "wqkv0"},
+            {"axis": "tp", "dim": 0, "pieces": 2, "stage": 0, "value": "wo0"},
+            {"axis": "tp", "dim": 1, "pieces": 2, "stage": 1, "value": "wqkv1"},
+            {"axis": "tp", "dim": 0, "pieces": 2, "stage": 1, "value": "wo1"},
+        ],
+        "symbols": [],
+        "tasks": [
+            t("s0.kv0", "compute", S0, [], "kv0", work(matrix="12288"), [("write", "k0"), ("write", "v0")]),       # 0
+            t("s0.attn0", "compute", S0, [0], "attn0", work(matrix="40960"), [("read", "k0"), ("read", "v0")]),  # 1
+            t("s0.allreduce.x1", "collective", S0, [1], "x1", work(message="256"), value="x1",
+              collective={"axis": "tp", "group": S0, "kind": "all_reduce", "message_bytes": "256", "reduction": "sum"}),  # 2
+            t("s0.send.x1", "send", S0, [2], "x1", work(message="256"), peer=4, value="x1"),                       # 3
+            t("s1.recv.x1", "recv", S1, [3], "x1", work(message="256"), peer=3, value="x1"),                       # 4
+            t("s1.kv1", "compute", S1, [4], "kv1", work(matrix="12288"), [("write", "k1"), ("write", "v1")]),      # 5
+            t("s1.attn1", "compute", S1, [5], "attn1", work(matrix="40960"), [("read", "k1"), ("read", "v1")]),  # 6
+        ],
+    }
+
+
+INF_TASK_IO = {0: ([0, 1], [2]), 1: ([2, 3], [4]), 2: ([4], [5]), 3: ([5], []), 4: ([], [9]), 5: ([9, 10], [11]), 6: ([11, 12], [13])}
+
+
+def inf_portable() -> dict:
+    d = inf_distributed()
+    tasks = []
+    for i, t in enumerate(d["tasks"]):
+        ins, outs = INF_TASK_IO[i]
+        tasks.append({"attrs": {}, "dependencies": list(t["dependencies"]), "effects": copy.deepcopy(t["effects"]),
+                      "group": "stage%d" % (0 if t["ranks"][0] < 2 else 1), "id": "p." + t["id"], "inputs": ins, "kind": t["kind"],
+                      "lineage": derived("plan.task", t["id"]), "outputs": outs, "phase": t["phase"], "ranks": list(t["ranks"]),
+                      "repeat": t["repeat"], "replication": t["replication"], "requires": copy.deepcopy(CAPS[t["kind"]]),
+                      "work": copy.deepcopy(t["work"])})
+
+    def buf(bid, storage, role, size, producer, source):
+        return {"alignment": 256, "consumers": [], "id": bid, "lineage": derived("plan.buffer", source), "producer": producer,
+                "role": role, "size": size, "storage": storage}
+
+    buffers = [
+        buf("b.x0", "input", "input", "256", None, "s0.kv0"),                   # 0
+        buf("b.wqkv0", "constant", "weight", "6144", None, "s0.kv0"),           # 1
+        buf("b.qkv0", "transient", "activation", "192", 0, "s0.kv0"),           # 2
+        buf("b.wo0", "constant", "weight", "4096", None, "s0.attn0"),           # 3
+        buf("b.x1", "transient", "activation", "256", 1, "s0.attn0"),           # 4
+        buf("b.x1.sum", "transient", "activation", "256", 2, "s0.allreduce.x1"),  # 5
+        buf("b.k0", "state", "kv_cache", "4096", None, "s0.kv0"),               # 6
+        buf("b.v0", "state", "kv_cache", "4096", None, "s0.kv0"),               # 7
+        buf("b.ws0", "workspace", "workspace", "2304", None, "s0.attn0"),       # 8
+        buf("b.x1.recv", "transient", "message", "256", 4, "s1.recv.x1"),       # 9
+        buf("b.wqkv1", "constant", "weight", "6144", None, "s1.kv1"),           # 10
+        buf("b.qkv1", "transient", "activation", "192", 5, "s1.kv1"),           # 11
+        buf("b.wo1", "constant", "weight", "4096", None, "s1.attn1"),           # 12
+        buf("b.y", "output", "output", "256", 6, "s1.attn1"),                   # 13
+        buf("b.k1", "state", "kv_cache", "4096", None, "s1.kv1"),               # 14
+        buf("b.v1", "state", "kv_cache", "4096", None, "s1.kv1"),               # 15
+        buf("b.ws1", "workspace", "workspace", "2304", None, "s1.attn1"),       # 16
+    ]
+    for t, (ins, _) in sorted(INF_TASK_IO.items()):
+        for b in ins:
+            buffers[b]["consumers"].append(t)
+
+    def fact(category, stage, bytes_, bufs=()):
+        return {"buffers": list(bufs), "bytes": bytes_, "category": category, "chunk": -1, "stage": stage}
+
+    memory = []
+    for st, (w, kv, ws) in enumerate([([1, 3], [6, 7], [8]), ([10, 12], [14, 15], [16])]):
+        memory += [fact("weights", st, "10240", w), fact("kv_cache", st, "8192", kv), fact("workspace", st, "2304", ws),
+                   fact("total", st, "20736"), fact("capacity", st, "85899345920")]
+    return {"buffers": buffers, "memory": memory, "rules": ["plan.task", "plan.buffer"], "symbols": [], "tasks": tasks}
+
+
 # ---------------------------------------------------------------------------
 # the chain
 
@@ -377,16 +533,21 @@ class Chain:
         self.timeline = snap("TimelineBundle", timeline(), [self.queue["digest"]])
         self.machine = snap("MachineIR", machine(), [self.queue["digest"]])
         self.observations = snap("ObservationSet", observations(), [self.queue["digest"]])
+        self.inf_model = snap("ModelIR", inf_model(), [])
+        self.inf_dist = snap("DistributedTaskIR", inf_distributed(), [self.inf_model["digest"]])
+        self.inf_portable = snap("PortablePlanIR", inf_portable(), [self.inf_dist["digest"]])
         # layer -> its parent in the chain
         self.parent_of = {"dist": "model", "portable": "dist", "queue": "portable", "slot": "portable",
-                          "timeline": "queue", "machine": "queue", "observations": "queue"}
+                          "timeline": "queue", "machine": "queue", "observations": "queue",
+                          "inf_dist": "inf_model", "inf_portable": "inf_dist"}
 
     def get(self, layer: str) -> dict:
         return copy.deepcopy(getattr(self, layer))
 
 
 VALID = [("model", "model"), ("distributed", "dist"), ("portable", "portable"), ("concrete-queue", "queue"),
-         ("concrete-slot", "slot"), ("timeline", "timeline"), ("machine", "machine"), ("observations", "observations")]
+         ("concrete-slot", "slot"), ("timeline", "timeline"), ("machine", "machine"), ("observations", "observations"),
+         ("inference-model", "inf_model"), ("inference-distributed", "inf_dist"), ("inference-portable", "inf_portable")]
 
 
 # ---------------------------------------------------------------------------
@@ -663,6 +824,54 @@ def build(chain: Chain) -> Corpus:
         p["memory"][5].update(bytes="16*B*S+1024")  # total kept consistent (MEM-3)
     k.snapshot("MEM-2", "peak-ignores-schedule", P, "stage 0 peak activations of one microbatch; its schedule has two in flight",
                parent=True, mutate=mem2)
+
+    # ---- EFFECT, KV, WS, CAPM (the inference chain) --------------------------------------
+    IM, ID_, IP = "inf_model", "inf_dist", "inf_portable"
+
+    def fx(*pairs):
+        return [{"kind": kk, "value": v} for kk, v in pairs]
+    k.snapshot("EFFECT-1", "effects-dropped", ID_, "attn0's task does not carry the reads of its operation", parent=True,
+               mutate=lambda p: p["tasks"][1].update(effects=[]))
+    k.snapshot("EFFECT-1", "effect-on-transfer", ID_, "a send task (not derived from an operation) carries a read of k0", parent=True,
+               mutate=lambda p: p["tasks"][3].update(effects=fx(("read", "k0")), dependencies=[2, 0]))
+    k.snapshot("EFFECT-2", "read-not-after-write", ID_, "attn0 reads k0 and v0 but does not depend on kv0, which writes them",
+               mutate=lambda p: p["tasks"][1].update(dependencies=[]))
+    k.snapshot("EFFECT-2", "read-without-writer", IP, "a portable task reads v1 before any task writes it",
+               mutate=lambda p: p["tasks"][4].update(effects=fx(("read", "v1"))))
+    k.snapshot("EFFECT-3", "unordered-writers", ID_, "attn0 also writes k1, which kv1 writes later without depending on it",
+               mutate=lambda p: p["tasks"][1].update(effects=fx(("read", "k0"), ("read", "v0"), ("write", "k1"))))
+    k.snapshot("EFFECT-4", "effects-changed-when-planned", IP, "a portable task drops the reads of its distributed task", parent=True,
+               mutate=lambda p: p["tasks"][6].update(effects=fx(("read", "k1"))))
+    k.snapshot("KV-1", "context-differs-from-cache", ID_, "the inference shape says context 256, the KV caches hold 128 tokens", parent=True,
+               mutate=lambda p: p["inference"].update(context="256"))
+    k.snapshot("KV-1", "state-without-inference-shape", ID_, "the model has KV caches but the plan declares no inference shape", parent=True,
+               mutate=lambda p: p.update(inference=None))
+    k.snapshot("KV-1", "kv-heads-not-divisible", ID_, "kv_heads 3 on tp = 2 (neither divides the other)", parent=True,
+               mutate=lambda p: p["inference"].update(kv_heads="3"))
+
+    def kv2(p):
+        for b in (6, 7):
+            p["buffers"][b]["size"] = "2048"     # half a cache per buffer
+        p["memory"][1]["bytes"] = "4096"         # the fact adds up its buffers (MEM-1)
+        p["memory"][3]["bytes"] = "16640"        # and the total its parts (CAPM-1)
+    k.snapshot("KV-2", "cache-half-size", IP, "stage 0 KV caches of 2048 bytes per rank (4096 expected)", parent=True, mutate=kv2)
+    wide = c.get(IM)
+    wide["payload"]["values"][2]["shape"] = ["2", "1", "2048"]
+    redigest(wide)
+    k.snapshot("WS-1", "intermediate-exceeds-bound", ID_, "kv0 materialises 4096 bytes per rank, above the workspace bound 2304",
+               parent=wide, envelope=lambda s: s.update(parents=[wide["digest"]]))
+
+    def ws2(p):
+        p["buffers"][16]["size"] = "2048"
+        p["memory"][7]["bytes"] = "2048"
+        p["memory"][8]["bytes"] = "20480"
+    k.snapshot("WS-2", "workspace-below-bound", IP, "stage 1 workspace of 2048 bytes, below the bound 2304", parent=True, mutate=ws2)
+    k.snapshot("CAPM-1", "total-not-the-sum", IP, "stage 0 total 20000 is not weights + kv_cache + workspace (20736)",
+               mutate=lambda p: p["memory"][3].update(bytes="20000"))
+    k.snapshot("CAPM-1", "workspace-buffer-unclaimed", IP, "stage 1's workspace buffer is listed by no memory fact",
+               mutate=lambda p: (p["memory"][7].update(buffers=[], bytes="0"), p["memory"][8].update(bytes="18432")))
+    k.snapshot("CAPM-2", "total-exceeds-capacity", IP, "stage 1 needs 20736 bytes per rank, its capacity is 16384",
+               mutate=lambda p: p["memory"][9].update(bytes="16384"))
 
     # ---- ConcretePlanIR: ALIGN, CAP, QUEUE, SLOT, ROUTE, TOKEN, DEADLOCK -----------------
     k.snapshot("ALIGN-1", "misaligned-offset", Q, "buffer offset 16448 in a region aligned to 256",

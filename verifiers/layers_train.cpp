@@ -9,26 +9,35 @@
 namespace plancert {
 
 std::optional<Expr> schedule_peak(const StageSchedule& s, const std::vector<Expr>& chunk_bytes) {
-  std::vector<std::int64_t> count(chunk_bytes.size(), 0);
-  bool equal = true, constant = true;
-  for (const auto& b : chunk_bytes) { equal = equal && b == chunk_bytes.front(); constant = constant && b.is_constant(); }
-  std::int64_t in_flight = 0, peak_count = 0;
+  // In-flight (chunk, microbatch) counts per chunk after each step. With chunk sizes >= 0 the
+  // peak is attained where the count vector is largest; when one step's vector dominates every
+  // other component-wise, the peak is that vector's weighted sum for every shape.
+  std::vector<std::int64_t> count(chunk_bytes.size(), 0), best(chunk_bytes.size(), 0), top(chunk_bytes.size(), 0);
+  bool constant = true, equal = true;
+  for (const auto& b : chunk_bytes) { constant = constant && b.is_constant(); equal = equal && b == chunk_bytes.front(); }
   Rat peak_value = 0;
+  std::int64_t in_flight = 0, peak_count = 0;
   for (const auto& st : s.steps) {
     if (st.chunk < 0 || static_cast<std::size_t>(st.chunk) >= count.size()) return std::nullopt;
-    std::int64_t delta = st.kind == StepKind::forward ? 1 : -1;
-    count[static_cast<std::size_t>(st.chunk)] += delta;
-    in_flight += delta;
+    count[static_cast<std::size_t>(st.chunk)] += st.kind == StepKind::forward ? 1 : -1;
+    in_flight += st.kind == StepKind::forward ? 1 : -1;
     peak_count = std::max(peak_count, in_flight);
-    if (constant && !equal) {
+    bool dominates = true;
+    for (std::size_t k = 0; k < count.size(); ++k) { top[k] = std::max(top[k], count[k]); dominates = dominates && count[k] >= best[k]; }
+    if (dominates) best = count;
+    if (constant) {
       Rat v = 0;
       for (std::size_t k = 0; k < count.size(); ++k) v += Rat(count[k]) * *chunk_bytes[k].constant();
       peak_value = std::max(peak_value, v);
     }
   }
-  if (chunk_bytes.empty() || equal) return chunk_bytes.empty() ? Expr() : Expr(peak_count) * chunk_bytes.front();
+  if (chunk_bytes.empty()) return Expr();
+  if (equal) return Expr(peak_count) * chunk_bytes.front();
   if (constant) return Expr(peak_value);
-  return std::nullopt;  // chunks of different symbolic sizes: not decided here (rejected as such)
+  if (best != top) return std::nullopt;  // no dominating step: not decided by normalisation (rejected as such)
+  Expr peak;
+  for (std::size_t k = 0; k < count.size(); ++k) peak += Expr(best[k]) * chunk_bytes[k];
+  return peak;
 }
 
 std::optional<std::int64_t> dtype_size(std::string_view dtype) {

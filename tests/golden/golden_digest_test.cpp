@@ -152,13 +152,13 @@ Snapshot<PortablePlanIR> golden_portable(const Snapshot<DistributedTaskIR>& pare
 Snapshot<ConcretePlanIR> golden_concrete(const Snapshot<PortablePlanIR>& parent) {
   ConcretePlanIR c;
   c.rules = {"concrete.bind", "concrete.place"};
-  c.devices = {Device{"dev:0", "gpu", Int("85899345920")}, Device{"dev:1", "gpu", Int("85899345920")}};
+  c.devices = {Device{"dev:0", "gpu", Int("85899345920"), {}}, Device{"dev:1", "gpu", Int("85899345920"), {}}};
   c.regions = {Region{256, Int(1) << 20, 0, "r:0:hbm", Int(0), "hbm"}, Region{256, Int(1) << 20, 1, "r:1:hbm", Int(4096), "hbm"}};
   // B = 2, S = 16: 4096, 8192 and 8256 bytes
   c.buffers = {
-      ConcreteBuffer{256, "cb:b:x", derived("concrete.place", {"b:x"}), Int(0), 0, Int(4096)},
-      ConcreteBuffer{256, "cb:b:h", derived("concrete.place", {"b:h"}), Int(4096), 0, Int(8192)},
-      ConcreteBuffer{64, "cb:b:h.reduced", derived("concrete.place", {"b:h.reduced"}), Int(0), 1, Int(8256)},
+      ConcreteBuffer{256, "cb:b:x", derived("concrete.place", {"b:x"}), Int(0), 0, Int(4096), Storage::input},
+      ConcreteBuffer{256, "cb:b:h", derived("concrete.place", {"b:h"}), Int(4096), 0, Int(8192), Storage::transient},
+      ConcreteBuffer{64, "cb:b:h.reduced", derived("concrete.place", {"b:h.reduced"}), Int(0), 1, Int(8256), Storage::transient},
   };
   Command fc;
   fc.id = "c:p:t:op:fc";
@@ -167,6 +167,7 @@ Snapshot<ConcretePlanIR> golden_concrete(const Snapshot<PortablePlanIR>& parent)
   fc.reads = {0};
   fc.writes = {1};
   fc.attrs["kernel"] = "sm90_gemm";
+  fc.work = parent.payload.tasks[0].work;
   Command ar;
   ar.id = "c:p:t:op:fc:coll";
   ar.kind = CommandKind::collective;
@@ -177,6 +178,7 @@ Snapshot<ConcretePlanIR> golden_concrete(const Snapshot<PortablePlanIR>& parent)
   ar.reads = {1};
   ar.writes = {2};
   ar.waits = {0};
+  ar.work = parent.payload.tasks[1].work;
   fc.signals = {0};
   Command gelu;
   gelu.id = "c:p:t:op:gelu";
@@ -185,6 +187,7 @@ Snapshot<ConcretePlanIR> golden_concrete(const Snapshot<PortablePlanIR>& parent)
   gelu.lineage = derived("concrete.bind", {"p:t:op:gelu"});
   gelu.dependencies = {1};
   gelu.reads = {2};
+  gelu.work = parent.payload.tasks[2].work;
   c.commands = {fc, ar, gelu};
   c.tokens = {Token{"tok:fc->coll"}};
   c.queue = QueueSchedule{{Queue{{0}, 0, "q:0:compute", QueueKind::compute}, Queue{{1}, 1, "q:1:collective", QueueKind::collective},
