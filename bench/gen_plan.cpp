@@ -2,18 +2,25 @@
 #include "bench/gen_plan.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include "passes/bind/common.h"
 
 #include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 #include <system_error>
 #include <vector>
 
 namespace plancert::bench {
 namespace {
+
+using bind::detail::queue_kind;
+
 
 // SplitMix64: tiny, fast and identical on every platform (std distributions are not).
 class Rng {
@@ -36,13 +43,28 @@ std::string id(std::string_view prefix, std::size_t i) { return cat(prefix, std:
 
 Lineage derived(std::string rule, std::string source) { return Lineage{LineageKind::derived, std::move(rule), {std::move(source)}}; }
 
-QueueKind queue_kind(CommandKind k) {
+// Exact work of one command (constants: a concrete plan is bound to its symbol values).
+Work work_of(CommandKind k, Rng& rng) {
+  constexpr std::array<long long, 3> dims{1024, 2048, 4096};
+  Work w;
+  long long m = dims[rng.below(3)], nn = dims[rng.below(3)], kk = dims[rng.below(3)];
   switch (k) {
-    case CommandKind::launch: return QueueKind::compute;
-    case CommandKind::collective: return QueueKind::collective;
-    case CommandKind::host: return QueueKind::host;
-    default: return QueueKind::transfer;
+    case CommandKind::launch:
+      w.matrix_ops = Expr(2 * m * nn * kk);
+      w.read_bytes = Expr(2 * (m * kk + kk * nn));
+      w.write_bytes = Expr(2 * m * nn);
+      w.vector_ops = Expr(m * nn);
+      break;
+    case CommandKind::collective:
+      w.message_bytes = Expr(2 * m * nn);
+      w.vector_ops = Expr(m * nn);
+      w.read_bytes = w.write_bytes = Expr(2 * m * nn);
+      break;
+    default:
+      w.message_bytes = w.read_bytes = w.write_bytes = Expr(2 * m * nn);
+      break;
   }
+  return w;
 }
 
 bool contains(const Indices& v, Index x) { return std::find(v.begin(), v.end(), x) != v.end(); }
@@ -73,15 +95,36 @@ Snapshot<ConcretePlanIR> generate_plan(const GenOptions& o, GenStats* stats) {
   p.target = o.target;
   p.rules = {"bind-buffer", "bind-task"};
 
-  // Devices and regions: per device an "hbm" region and a "workspace" region, disjoint.
-  for (std::size_t d = 0; d < nd; ++d) p.devices.push_back(Device{id("d", d), "gpu", Int(kDeviceMemory)});
+  // Devices (device d runs deployment rank d), their engines, and the implementations used.
+  p.world_size = static_cast<std::int64_t>(nd);
+  for (std::size_t d = 0; d < nd; ++d) p.devices.push_back(Device{id("d", d), "gpu", Int(kDeviceMemory), {static_cast<Index>(d)}});
+  const Capability matrix{std::nullopt, "bf16", CapabilityKind::matrix, std::nullopt}, vector{std::nullopt, "f32", CapabilityKind::vector, std::nullopt},
+      transfer{std::nullopt, "", CapabilityKind::transfer, std::nullopt}, allreduce{CollectiveKind::all_reduce, "bf16", CapabilityKind::collective, Reduction::sum};
+  for (std::size_t d = 0; d < nd; ++d) {
+    auto dev = static_cast<Index>(d);
+    p.engines.push_back(Engine{{matrix}, dev, cat("e", std::to_string(d), ".matrix")});
+    p.engines.push_back(Engine{{vector}, dev, cat("e", std::to_string(d), ".vector")});
+    p.engines.push_back(Engine{{transfer}, dev, cat("e", std::to_string(d), ".dma")});
+    p.engines.push_back(Engine{{allreduce}, dev, cat("e", std::to_string(d), ".collective")});
+  }
+  p.implementations = {Implementation{"dma_copy", {transfer}},       Implementation{"gelu_bf16", {vector}},       Implementation{"gemm_bf16", {matrix}},
+                       Implementation{"layernorm_bf16", {vector}},   Implementation{"nccl_all_reduce", {allreduce}}, Implementation{"p2p_recv", {transfer}},
+                       Implementation{"p2p_send", {transfer}},       Implementation{"softmax_f32", {vector}}};
+
+  // Regions: per device an "hbm" region and a "workspace" region, disjoint.
   for (std::size_t d = 0; d < nd; ++d)
     for (std::int64_t j = 0; j < kRegionsPerDevice; ++j)
       p.regions.push_back(Region{kRegionAlignment[static_cast<std::size_t>(j)], Int(kRegionCapacity), static_cast<Index>(d),
                                  id("r", d * kRegionsPerDevice + static_cast<std::size_t>(j)), Int(static_cast<std::uint64_t>(j) * kRegionCapacity),
                                  j == 0 ? "hbm" : "workspace"});
 
-  // Buffers: buffer b lives on device b % nd, packed at aligned offsets in its region.
+  // Buffers: buffer b lives on device b % nd, packed at aligned offsets in its region. Of the
+  // buffers of a device, the first fifth are weights (persistent, only ever read); the others
+  // are activations (transient), each written once by its producer and then read only by
+  // commands that depend on the producer: every access is ordered by the dependencies, so
+  // the plan is race-free (RACE) on both targets by construction.
+  const std::size_t per_device = nb / nd;  // buffers dev, dev + nd, ... (the first per_device of them)
+  const std::size_t weights_per_device = std::max<std::size_t>(3, per_device / 5);
   std::vector<std::uint64_t> cursor(p.regions.size(), 0);
   p.buffers.reserve(nb);
   for (std::size_t b = 0; b < nb; ++b) {
@@ -93,10 +136,14 @@ Snapshot<ConcretePlanIR> generate_plan(const GenOptions& o, GenStats* stats) {
     std::uint64_t off = (cursor[reg] + a - 1) / a * a;
     if (off + size > kRegionCapacity) throw std::invalid_argument("generate_plan: too many buffers for the region capacity");
     cursor[reg] = off + size;
-    p.buffers.push_back(ConcreteBuffer{align, id("b", b), derived("bind-buffer", id("pb", b)), Int(off), static_cast<Index>(reg), Int(size)});
+    Storage storage = b / nd < weights_per_device ? Storage::persistent : Storage::transient;
+    p.buffers.push_back(ConcreteBuffer{align, id("b", b), derived("bind-buffer", id("pb", b)), Int(off), static_cast<Index>(reg), Int(size), storage});
   }
-  const std::size_t per_device = nb / nd;  // buffers dev, dev + nd, ... (the first per_device of them)
-  auto device_buffer = [&](std::size_t dev) { return static_cast<Index>(dev + nd * rng.below(per_device)); };
+  auto weight = [&](std::size_t dev) { return static_cast<Index>(dev + nd * rng.below(weights_per_device)); };
+  std::vector<std::size_t> next_activation(nd, weights_per_device);  // per device: the next unwritten activation
+  std::vector<std::int64_t> produced(n, -1);                          // the activation a command writes, if any
+  // Writes are spread over the whole plan so that the activations last (about one each).
+  const double write_rate = std::min(1.0, static_cast<double>(per_device - weights_per_device) * static_cast<double>(nd) / std::max<double>(1.0, static_cast<double>(n)));
 
   // Commands.
   p.commands.resize(n);
@@ -120,6 +167,8 @@ Snapshot<ConcretePlanIR> generate_plan(const GenOptions& o, GenStats* stats) {
       case CommandKind::recv: c.implementation = "p2p_recv"; break;
       default: c.implementation = "dma_copy"; break;
     }
+    c.repeat = 1;
+    c.work = work_of(c.kind, rng);
     if (i % 8 == 0) c.attrs = {{"layer", std::to_string(i / 1024)}, {"phase", (i / 4096) % 3 == 2 ? "bwd" : "fwd"}};
 
     // How many dependencies: an exact share of the edges, deficits carried forward.
@@ -165,16 +214,21 @@ Snapshot<ConcretePlanIR> generate_plan(const GenOptions& o, GenStats* stats) {
     }
     st.waits += c.waits.size();
 
-    // Buffers of the command's own device: 1-3 reads, one write (sends write nothing).
+    // Buffers of the command's own device: 1-3 reads (first the activations written by its
+    // same-device dependencies, then weights) and, for some commands, one fresh activation.
     std::size_t nreads = 1 + rng.below(3);
+    for (Index u : deps) {
+      std::int64_t b = produced[static_cast<std::size_t>(u)];
+      if (c.reads.size() < nreads && b >= 0 && p.commands[static_cast<std::size_t>(u)].device == c.device && rng.below(10) < 7) c.reads.push_back(b);
+    }
     while (c.reads.size() < nreads) {
-      Index b = device_buffer(dev);
+      Index b = weight(dev);
       if (!contains(c.reads, b)) c.reads.push_back(b);
     }
-    if (c.kind != CommandKind::send) {
-      Index b = device_buffer(dev);
-      while (contains(c.reads, b)) b = device_buffer(dev);
+    if (c.kind != CommandKind::send && next_activation[dev] < per_device && static_cast<double>(rng.below(1u << 20)) < write_rate * (1u << 20)) {
+      Index b = static_cast<Index>(dev + nd * next_activation[dev]++);
       c.writes.push_back(b);
+      produced[i] = b;
     }
     st.reads += c.reads.size();
     st.writes += c.writes.size();
@@ -229,6 +283,9 @@ void write_atomic(const std::filesystem::path& p, std::string_view bytes) {
   std::string tmpl = (dir / cat(".", p.filename().string(), ".tmp-XXXXXX")).string();
   int fd = ::mkstemp(tmpl.data());
   if (fd < 0) throw std::runtime_error(p.string() + ": cannot create a temporary file: " + std::error_code(errno, std::generic_category()).message());
+  const mode_t mask = ::umask(0);  // a plain file (mkstemp creates it 0600)
+  ::umask(mask);
+  ::fchmod(fd, 0644 & ~mask);
   std::size_t put = 0;
   errno = 0;
   while (put < bytes.size()) {

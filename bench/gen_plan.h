@@ -2,14 +2,17 @@
 /// \file
 /// \brief Generator of huge, valid ConcretePlanIR snapshots for the verifier benchmarks.
 ///
-/// The plan is synthetic but exercises every ConcretePlanIR obligation family: D devices,
-/// each with a compute, a collective and a transfer queue (or a slot/dataflow extension),
-/// two aligned memory regions per device, buffers packed at aligned offsets, commands that
-/// read and write buffers of their own device, dependencies only on earlier commands (a mix
-/// of near, far and cross-device edges, never repeated), and a token for every command that
-/// has a cross-device dependent (signalled once, waited by every later cross-device
-/// dependent). Lineage is `derived` from portable-plan ids through declared rules. The
-/// output is a pure function of the options: a fixed seed gives the same bytes and digest.
+/// The plan is synthetic but exercises every ConcretePlanIR obligation family: D devices
+/// (device d runs deployment rank d) with four engines each, the implementations the commands
+/// name, a compute, a collective and a transfer queue per device (or a slot/dataflow
+/// extension), two aligned memory regions per device, buffers packed at aligned offsets,
+/// dependencies only on earlier commands (a mix of near, far and cross-device edges, never
+/// repeated), and a token for every command that has a cross-device dependent (signalled once,
+/// waited by every later cross-device dependent). Buffer accesses are race-free by
+/// construction: weights are only read; each activation is written once and then read only by
+/// same-device commands that depend on its writer. Every command carries constant exact work.
+/// Lineage is `derived` from portable-plan ids through declared rules. The output is a pure
+/// function of the options: a fixed seed gives the same bytes and digest.
 #pragma once
 
 #include "core/snapshot.h"
@@ -43,7 +46,7 @@ struct GenStats {
   std::size_t regions = 0;             ///< regions
   std::size_t queues = 0;              ///< queues (0 for a slot target)
   std::size_t reads = 0;               ///< read entries
-  std::size_t writes = 0;              ///< write entries
+  std::size_t writes = 0;              ///< write entries (activations written)
 };
 
 /// Generates the snapshot (digest computed, one well-formed parent digest). Throws

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `plancert certify`: loads the inputs, runs the untrusted passes and commits every snapshot
 // through the gate. Nothing is written unless every stage is committed.
+#include "cli/bind_cmd.h"
 #include "cli/commands.h"
 #include "cli/embedded.h"
 #include "cli/io.h"
@@ -65,13 +66,16 @@ int run_certify(const CertifyOptions& o) {
   else strategy = o.strategy.empty() ? parse_strategy(kDefault_strategy.text, std::string(kDefault_strategy.name)) : load_strategy(o.strategy);
   SystemConfig system = o.system.empty() ? parse_system(kDefault_system.text, std::string(kDefault_system.name)) : load_system(o.system);
   validate(model, strategy);
+  validate_training(model, strategy);
+  const auto unpadded_vocab = pad_vocabulary(model, strategy.tp);
   validate(strategy, system);
   if (!strategy.training) throw InputError("CONFIG-6", "/training", "this strategy describes inference; training certification needs training = true");
   if (strategy.schedule == Schedule::Interleaved && strategy.num_microbatches() % strategy.pp != 0)
     throw InputError("CONFIG-5", "/pipeline_interleaving",
                      "the interleaved schedule needs the microbatch count (" + std::to_string(strategy.num_microbatches()) + ") to be a multiple of the pipeline degree (" +
                          std::to_string(strategy.pp) + ")");
-  if (!o.target.empty()) throw InputError("CONFIG-6", "", "--target " + o.target + ": target binding is not available in this build (see the README's status)");
+  if (!o.target.empty() && !is_bind_target(o.target))
+    throw InputError("CONFIG-6", "/target", "--target " + o.target + ": expected reference-queue, reference-slot or queue");
   const std::int64_t seq = *effective_seq_length(model, strategy);
 
   // ---- passes through the gate -------------------------------------------------------------
@@ -94,6 +98,14 @@ int run_certify(const CertifyOptions& o) {
   if (!p) return static_cast<int>(Exit::Rejected);
   auto t3 = clock();
   stages.push_back({"PortablePlanIR", p->digest(), p->obligations(), std::chrono::duration<double>(t3 - t2).count()});
+  // Stage 4 (optional): bind to a target; nothing is written unless it is committed too.
+  std::ostringstream bind_log;
+  BindOutcome bound;
+  if (!o.target.empty()) {
+    bound = bind_and_commit(*p, &d->payload(), system, strategy, o.target, "", bind_log);
+    if (bound.exit != 0) { std::cout << bind_log.str(); return bound.exit; }
+    stages.push_back({"ConcretePlanIR", bound.digest, bound.obligations, bound.seconds});
+  }
 
   // ---- figures from the committed snapshots --------------------------------------------------
   Expr params, matrix, vector, message;
@@ -108,6 +120,7 @@ int run_certify(const CertifyOptions& o) {
   passes::Placement pl{strategy.pp, strategy.schedule == Schedule::Interleaved ? strategy.interleave : 1, model.layers};
   nlohmann::json report;
   report["model"] = {{"name", model.name}, {"parameters", params.str()}};
+  if (model.vocab) report["model"]["vocabulary"] = *model.vocab;
   report["strategy"] = {{"name", strategy.name}, {"tp", strategy.tp}, {"pp", strategy.pp}, {"dp", strategy.dp}, {"microbatch_size", strategy.microbatch},
                         {"global_batch_size", strategy.global_batch}, {"microbatches", strategy.num_microbatches()}, {"seq_length", seq},
                         {"sequence_parallel", strategy.sequence_parallel}, {"recompute", std::string(to_string(strategy.recompute))},
@@ -141,6 +154,7 @@ int run_certify(const CertifyOptions& o) {
     report["pipeline_stages"].push_back({{"stage", st}, {"layers", {first, last}}, {"memory_bytes", mem}});
   }
   report["system"] = {{"name", system.name}, {"device_memory_bytes", to_string(capacity)}};
+  if (!o.target.empty()) report["concrete"] = bound.report["concrete"];
   report["verdict"] = "certified";
 
   // ---- summary -----------------------------------------------------------------------------
@@ -148,6 +162,8 @@ int run_certify(const CertifyOptions& o) {
   std::cout << "  mesh tp=" << strategy.tp << " pp=" << strategy.pp << " dp=" << strategy.dp << ", microbatch " << strategy.microbatch << " x " << strategy.num_microbatches()
             << " microbatches, seq " << seq << ", " << to_string(strategy.recompute) << " recomputation" << (strategy.sequence_parallel ? ", sequence parallel" : "")
             << ", " << to_string(strategy.schedule) << (pl.chunks > 1 ? " v=" + std::to_string(pl.chunks) : "") << ", " << to_string(strategy.dtype) << "\n";
+  if (unpadded_vocab)
+    std::cout << "  vocabulary padded from " << *unpadded_vocab << " to " << *model.vocab << " (a multiple of 128 t, as Megatron-LM)\n";
   for (const auto& s : stages)
     std::cout << "  " << std::left << std::setw(18) << s.ir << " " << s.digest.substr(0, 16) << "  committed, " << s.obligations.size() << " obligations checked ("
               << std::fixed << std::setprecision(2) << s.seconds << " s)\n";
@@ -164,6 +180,7 @@ int run_certify(const CertifyOptions& o) {
               << g("weights") << std::setw(7) << g("weight_gradients") << std::setw(11) << g("optimizer_state") << std::setw(13) << g("activations") << std::setw(7)
               << g("total") << "\n";
   }
+  std::cout << bind_log.str();
 
   // ---- outputs (atomic; only after every stage was committed) --------------------------------
   if (!o.out.empty()) {
@@ -171,7 +188,8 @@ int run_certify(const CertifyOptions& o) {
     write_file_atomic(std::filesystem::path(o.out) / "model.json", encode_snapshot(m->snapshot()));
     write_file_atomic(std::filesystem::path(o.out) / "distributed.json", encode_snapshot(d->snapshot()));
     write_file_atomic(std::filesystem::path(o.out) / "portable.json", encode_snapshot(p->snapshot()));
-    std::cout << "  snapshots written to " << o.out << "/{model,distributed,portable}.json\n";
+    if (!o.target.empty()) write_file_atomic(std::filesystem::path(o.out) / "concrete.json", bound.snapshot);
+    std::cout << "  snapshots written to " << o.out << "/{model,distributed,portable" << (o.target.empty() ? "" : ",concrete") << "}.json\n";
   }
   if (!o.report.empty()) write_file_atomic(o.report, report.dump(2) + "\n");
   std::cout << "certified\n";

@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
   certify->add_option("--model", co.model, "model file: native TOML, Hugging Face config.json or Calculon model JSON");
   certify->add_option("--strategy", co.strategy, "strategy file: native TOML or Calculon execution JSON");
   certify->add_option("--system", co.system, "system file: native TOML or Calculon system JSON");
-  certify->add_option("--target", co.target, "bind to a target (queue | slot)");
+  certify->add_option("--target", co.target, "bind the portable plan to a target: reference-queue, reference-slot or queue (production binder with memory planner)");
   certify->add_option("--out", co.out, "write the committed snapshots into this directory");
   certify->add_option("--report", co.report, "write a JSON report to this file");
   cli::InferOptions io;

@@ -22,8 +22,8 @@ std::string encode_any(const AnySnapshot& s) {
 }
 
 Diagnostics verify_pair(const AnySnapshot* parent, const AnySnapshot& child) {
-  Diagnostics d = verify_snapshot(child);
-  if (parent) d.merge(verify_transition(*parent, child));
+  Diagnostics d = verify_snapshot(child);  // transition obligations hold once the snapshot's own do (as the gate)
+  if (parent && d.ok()) d.merge(verify_transition(*parent, child));
   return d;
 }
 

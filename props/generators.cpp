@@ -2,6 +2,8 @@
 // Valid-by-construction builders of every IR layer, driven by RapidCheck-generated knobs.
 #include "props/generators.h"
 
+#include "passes/bind/common.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <map>
@@ -12,6 +14,10 @@
 
 namespace plancert::props {
 namespace {
+
+using bind::detail::queue_kind;
+using bind::detail::command_kind;
+
 
 // ---- knobs -------------------------------------------------------------------------------
 
@@ -78,7 +84,7 @@ Indices ranks_from(std::uint32_t knob, std::int64_t world) {
 
 // ---- ModelIR -------------------------------------------------------------------------------
 
-Snapshot<ModelIR> build_model(const Knobs& kn) {
+Snapshot<ModelIR> build_model(const Knobs& kn, std::optional<bool> inference) {
   K g{&kn.global};
   ModelIR m;
   m.name = "model-" + std::to_string(g(0, 100));
@@ -99,7 +105,7 @@ Snapshot<ModelIR> build_model(const Knobs& kn) {
   const Expr H = Expr(static_cast<long long>(kHidden[g(3, 3)]));
   // a model with state is an inference model: its state is a KV cache [b, c, k, d] and its
   // shapes are constant (the verifiers decide the workspace bound only for constants)
-  const bool has_state = g.flag(6, 2);
+  const bool has_state = inference.value_or(g.flag(6, 2));
   const bool symbolic = !has_state && g(4, 4) != 0;
   const Expr D0 = symbolic ? sym("B") : Expr(2LL), D1 = symbolic ? sym("S") : Expr(16LL);
   const Expr tokens = D0 * D1;
@@ -706,25 +712,6 @@ Snapshot<PortablePlanIR> build_portable(const Snapshot<DistributedTaskIR>& paren
 
 // ---- ConcretePlanIR ------------------------------------------------------------------------
 
-CommandKind command_kind(TaskKind k) {
-  switch (k) {
-    case TaskKind::collective: return CommandKind::collective;
-    case TaskKind::host: return CommandKind::host;
-    case TaskKind::send: return CommandKind::send;
-    case TaskKind::recv: return CommandKind::recv;
-    default: return CommandKind::launch;
-  }
-}
-
-QueueKind queue_kind(CommandKind k) {
-  switch (k) {
-    case CommandKind::launch: return QueueKind::compute;
-    case CommandKind::collective: return QueueKind::collective;
-    case CommandKind::host: return QueueKind::host;
-    default: return QueueKind::transfer;
-  }
-}
-
 bool transfer(CommandKind k) { return k == CommandKind::send || k == CommandKind::recv || k == CommandKind::copy; }
 
 Snapshot<ConcretePlanIR> build_concrete(const Snapshot<PortablePlanIR>& parent, TargetKind target, const Knobs& kn) {
@@ -862,6 +849,38 @@ Snapshot<ConcretePlanIR> build_concrete(const Snapshot<PortablePlanIR>& parent, 
     if (g.flag(6, 2)) std::reverse(sd.routes.begin(), sd.routes.end());
     c.slot = std::move(sd);
   }
+  // target facts: the bindings the sizes were evaluated at (CAP-4), the implementations and
+  // engines that provide what each task requires (IMPL-1), and each device's memory figures
+  // with no witness: the highest buffer end and the pinned bytes (CAP-5)
+  for (const auto& sy : pp.symbols)
+    if (sy.name == "B" || sy.name == "S") c.bindings.push_back(SymbolBinding{sy.name, boost::multiprecision::numerator(sy.name == "B" ? bval : sval)});
+  std::map<std::string, std::vector<Capability>> provides;
+  std::vector<std::vector<Capability>> runs(nd);
+  auto add_cap = [](std::vector<Capability>& v, const Capability& x) {
+    auto key = codec::to_canonical(x);
+    if (std::none_of(v.begin(), v.end(), [&](const Capability& y) { return codec::to_canonical(y) == key; })) v.push_back(x);
+  };
+  for (std::size_t v = 0; v < c.commands.size(); ++v) {
+    auto& caps = provides[c.commands[v].implementation];
+    if (v < pp.tasks.size())
+      for (const auto& req : pp.tasks[v].requires_) {
+        add_cap(caps, req);
+        add_cap(runs[static_cast<std::size_t>(c.commands[v].device)], req);
+      }
+  }
+  for (auto& [name, caps] : provides) c.implementations.push_back(Implementation{name, caps});
+  for (std::size_t dv = 0; dv < nd; ++dv) c.engines.push_back(Engine{runs[dv], static_cast<Index>(dv), "eng:" + std::to_string(dv)});
+  if (g.flag(7, 2))
+    for (std::size_t dv = 0; dv < nd; ++dv) {
+      Int peak = 0, pinned = 0;
+      for (const auto& bf : c.buffers) {
+        const Region& rg = c.regions[static_cast<std::size_t>(bf.region)];
+        if (static_cast<std::size_t>(rg.device) != dv) continue;
+        peak = std::max(peak, Int(rg.offset + bf.offset + bf.size));
+        if (bf.storage != Storage::transient && bf.storage != Storage::workspace) pinned += bf.size;
+      }
+      c.memory.push_back(DeviceMemory{static_cast<Index>(dv), pinned, peak, std::nullopt});
+    }
   return make_snapshot(std::move(c), {parent.digest});
 }
 
@@ -1068,7 +1087,9 @@ void showValue(const Chain& c, std::ostream& os) {
   }
 }
 
-rc::Gen<Snapshot<ModelIR>> model() { return rc::gen::map(knobs(1, 6), [](const Knobs& k) { return build_model(k); }); }
+rc::Gen<Snapshot<ModelIR>> model(std::optional<bool> inference) {
+  return rc::gen::map(knobs(1, 6), [inference](const Knobs& k) { return build_model(k, inference); });
+}
 
 rc::Gen<Snapshot<DistributedTaskIR>> distributed(const Snapshot<ModelIR>& parent) {
   const std::size_t n = parent.payload.operations.size();
@@ -1101,16 +1122,16 @@ rc::Gen<Snapshot<ObservationSet>> observations(const Snapshot<ConcretePlanIR>& p
   return rc::gen::map(knobs(n, n), [parent](const Knobs& k) { return build_observations(parent, k); });
 }
 
-rc::Gen<Chain> chain(Layer top, std::optional<TargetKind> target) {
-  return rc::gen::mapcat(model(), [top, target](Snapshot<ModelIR> m) {
+rc::Gen<Chain> chain(Layer top, std::optional<TargetKind> target, std::optional<bool> inference) {
+  return rc::gen::mapcat(model(inference), [top, target](Snapshot<ModelIR> m) {
     Chain c;
     c.model = std::move(m);
     return extend(std::move(c), top, target, false);
   });
 }
 
-rc::Gen<Chain> full_chain(std::optional<TargetKind> target) {
-  return rc::gen::mapcat(model(), [target](Snapshot<ModelIR> m) {
+rc::Gen<Chain> full_chain(std::optional<TargetKind> target, std::optional<bool> inference) {
+  return rc::gen::mapcat(model(inference), [target](Snapshot<ModelIR> m) {
     Chain c;
     c.model = std::move(m);
     return extend(std::move(c), Layer::observations, target, true);

@@ -63,7 +63,9 @@ void showValue(Layer l, std::ostream& os);
 
 /// \name Snapshot generators (a child generator is parameterised by its verified parent)
 ///@{
-rc::Gen<Snapshot<ModelIR>> model();
+/// A model; `inference` forces (or forbids) a KV-cache state, which makes the chain an
+/// inference plan (random when nullopt).
+rc::Gen<Snapshot<ModelIR>> model(std::optional<bool> inference = std::nullopt);
 rc::Gen<Snapshot<DistributedTaskIR>> distributed(const Snapshot<ModelIR>& parent);
 rc::Gen<Snapshot<PortablePlanIR>> portable(const Snapshot<DistributedTaskIR>& parent);
 /// A concrete plan for the given target (either target when nullopt).
@@ -73,10 +75,11 @@ rc::Gen<Snapshot<MachineIR>> machine(const Snapshot<ConcretePlanIR>& parent);
 rc::Gen<Snapshot<ObservationSet>> observations(const Snapshot<ConcretePlanIR>& parent);
 ///@}
 
-/// A valid chain up to `top`; `target` fixes the concrete plan's target (random when nullopt).
-rc::Gen<Chain> chain(Layer top, std::optional<TargetKind> target = std::nullopt);
+/// A valid chain up to `top`; `target` fixes the concrete plan's target and `inference` the
+/// kind of plan (random when nullopt).
+rc::Gen<Chain> chain(Layer top, std::optional<TargetKind> target = std::nullopt, std::optional<bool> inference = std::nullopt);
 /// A valid chain with every layer, including all three children of the concrete plan
 /// (`top` is observations).
-rc::Gen<Chain> full_chain(std::optional<TargetKind> target = std::nullopt);
+rc::Gen<Chain> full_chain(std::optional<TargetKind> target = std::nullopt, std::optional<bool> inference = std::nullopt);
 
 }  // namespace plancert::props

@@ -3,6 +3,9 @@
 // breaks exactly the obligation it names (see the comment beside each one).
 #include "props/mutations.h"
 
+#include "passes/bind/bind.h"
+#include "passes/bind/common.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -187,8 +190,10 @@ class Catalog {
  public:
   void add(std::string name, std::string code, std::string layer, MutateFn f, std::vector<std::string> implied = {},
            std::optional<TargetKind> target = std::nullopt) {
-    v_.push_back(Mutation{std::move(name), std::move(code), std::move(layer), std::move(f), std::move(implied), target});
+    v_.push_back(Mutation{std::move(name), std::move(code), std::move(layer), std::move(f), std::move(implied), target, false});
   }
+  /// Marks the last operator as needing an inference chain.
+  void inference() { v_.back().inference = true; }
   template <class P, class F>
   void edit(std::string name, std::string code, F f, std::optional<TargetKind> target = std::nullopt, std::vector<std::string> implied = {}) {
     if (name.find('.') == std::string::npos) name += "." + short_of<P>();
@@ -733,7 +738,7 @@ void byte_ops(Catalog& c) {
           b.replace(vb, ve - vb, neu);
           return true;
         }));
-  c.add("noncanonical_symbolic_shape", "SCHEMA-7", A, bytes([](std::string& b, Pick& pk) {
+  c.add("noncanonical_symbolic_shape", "SCHEMA-7", "ModelIR", bytes([](std::string& b, Pick& pk) {
           // a symbolic dimension written with a unit coefficient or a reordered product
           std::vector<std::size_t> hits;  // "B" as an element of a shape array (not a symbol's name)
           for (std::size_t pos = b.find("\"B\"", payload_open(b)); pos != std::string::npos; pos = b.find("\"B\"", pos + 1))
@@ -1236,10 +1241,13 @@ void distributed_ops(Catalog& c) {
   });
   // EFFECT-1: a compute task's effects are not its operation's, in order.
   c.edit<P>("effects_not_the_operations", "EFFECT-1", [](P& p, Pick& pk, const AnySnapshot*) { return shuffle_effects(p.tasks, pk); });
+  c.inference();
   // EFFECT-2: a task that only reads a state no longer depends on its last writer.
   c.edit<P>("read_not_after_write", "EFFECT-2", [](P& p, Pick& pk, const AnySnapshot*) { return drop_effect_order(p.tasks, EffectKind::read, pk); });
+  c.inference();
   // EFFECT-3: a task that only writes a state no longer depends on the previous writer.
   c.edit<P>("writes_unordered", "EFFECT-3", [](P& p, Pick& pk, const AnySnapshot*) { return drop_effect_order(p.tasks, EffectKind::write, pk); });
+  c.inference();
   // KV-1: the inference shape no longer describes the KV-cache state (the workspace bound
   // only grows, so WS-1 still holds).
   c.edit<P>("kv_shape_mismatch", "KV-1", [](P& p, Pick& pk, const AnySnapshot*) {
@@ -1257,6 +1265,7 @@ void distributed_ops(Catalog& c) {
     }
     return true;
   });
+  c.inference();
   // WS-1: a workspace bound of zero, below what some compute task materialises.
   c.edit<P>("workspace_bound_too_small", "WS-1", [](P& p, Pick&, const AnySnapshot* parent) {
     if (!p.inference) return false;
@@ -1274,6 +1283,7 @@ void distributed_ops(Catalog& c) {
     p.inference->ffn = Expr();
     return true;
   });
+  c.inference();
 }
 
 void portable_ops(Catalog& c) {
@@ -1503,6 +1513,7 @@ void portable_ops(Catalog& c) {
   });
   // EFFECT-4: a portable task's effects are not those of the distributed task it copies.
   c.edit<P>("effects_not_the_tasks", "EFFECT-4", [](P& p, Pick& pk, const AnySnapshot*) { return shuffle_effects(p.tasks, pk); });
+  c.inference();
   // KV-2: a KV-cache buffer (and its fact, total and capacity, consistently) off the
   // inference shape's per-rank state size.
   c.edit<P>("kv_buffer_resized", "KV-2", [](P& p, Pick& pk, const AnySnapshot*) {
@@ -1519,6 +1530,7 @@ void portable_ops(Catalog& c) {
       if (g.stage == f.stage && (g.category == M::kv_cache || g.category == M::total || g.category == M::capacity)) g.bytes = g.bytes + delta;
     return true;
   });
+  c.inference();
   // WS-2: a workspace buffer (and its fact and total) below the unfused bound.
   c.edit<P>("workspace_below_bound", "WS-2", [](P& p, Pick& pk, const AnySnapshot* parent) {
     using M = MemoryCategory;
@@ -1538,6 +1550,7 @@ void portable_ops(Catalog& c) {
       if (g.stage == f.stage && (g.category == M::workspace || g.category == M::total)) g.bytes = g.bytes + delta;
     return true;
   });
+  c.inference();
   // CAPM-1: an inference stage without its capacity, or whose total is not the sum.
   c.edit<P>("inference_memory_incomplete", "CAPM-1", [](P& p, Pick& pk, const AnySnapshot*) {
     using M = MemoryCategory;
@@ -1552,6 +1565,7 @@ void portable_ops(Catalog& c) {
     else p.memory[k].bytes = p.memory[k].bytes + Expr(1LL);  // every capacity has a byte to spare
     return true;
   });
+  c.inference();
   // CAPM-2: a stage's total exceeds its capacity.
   c.edit<P>("over_capacity", "CAPM-2", [](P& p, Pick& pk, const AnySnapshot*) {
     using M = MemoryCategory;
@@ -1584,6 +1598,231 @@ std::vector<std::int64_t> signallers(const ConcretePlanIR& p) {
 }
 
 bool is_transfer(CommandKind k) { return k == CommandKind::send || k == CommandKind::recv || k == CommandKind::copy; }
+
+// ---- target binding (RACE, IMPL, CAP-4/5, WORK-4, ALIGN-3, REFBIND-1) ----------------------
+
+// The reference binding of the parent PortablePlanIR on a target that runs everything, with the
+// generated plan's target kind (nullopt when the reference binders refuse the plan).
+std::optional<ConcretePlanIR> reference_of(const AnySnapshot* parent, TargetKind t) {
+  if (!parent || parent->index() != 2) return std::nullopt;
+  const PortablePlanIR& pp = std::get<2>(*parent).payload;
+  Index world = 1;
+  for (const auto& task : pp.tasks)
+    for (Index r : task.ranks) world = std::max(world, r + 1);
+  try {
+    const auto values = bind::default_bindings(pp, 1);
+    return t == TargetKind::queue ? bind::bind_reference_queue(pp, bind::permissive_target(), bind::deployment(world), values)
+                                  : bind::bind_reference_slot(pp, bind::permissive_target(), bind::deployment(world), values);
+  } catch (const bind::BindError&) {
+    return std::nullopt;
+  }
+}
+
+const PortableTask* task_of(const ConcretePlanIR&, const Command& cmd, const AnySnapshot* parent) {
+  if (!parent || parent->index() != 2 || cmd.lineage.sources.size() != 1) return nullptr;
+  for (const auto& t : std::get<2>(*parent).payload.tasks)
+    if (t.id == cmd.lineage.sources[0]) return &t;
+  return nullptr;
+}
+
+// Happens-before predecessors of every command: dependencies, the queue predecessor, signallers.
+std::vector<std::vector<std::size_t>> hb_preds(const ConcretePlanIR& p) {
+  std::vector<std::vector<std::size_t>> pred(p.commands.size());
+  std::map<Index, std::size_t> sig;
+  for (std::size_t v = 0; v < p.commands.size(); ++v)
+    for (Index t : p.commands[v].signals) sig[t] = v;
+  for (std::size_t v = 0; v < p.commands.size(); ++v) {
+    for (Index u : p.commands[v].dependencies) pred[v].push_back(static_cast<std::size_t>(u));
+    for (Index t : p.commands[v].waits)
+      if (sig.count(t)) pred[v].push_back(sig[t]);
+  }
+  if (p.queue)
+    for (const auto& q : p.queue->queues)
+      for (std::size_t k = 1; k < q.commands.size(); ++k) pred[static_cast<std::size_t>(q.commands[k])].push_back(static_cast<std::size_t>(q.commands[k - 1]));
+  return pred;
+}
+
+void bind_ops(Catalog& c) {
+  using P = ConcretePlanIR;
+  const auto S = TargetKind::slot;
+  // ALIGN-3: the last buffer of a device of the reference binding moves up by its a_i (still
+  // aligned, overlapping nothing); the memory figures follow it.
+  c.edit<P>("offset_off_the_recurrence", "ALIGN-3", [](P& p, Pick& pk, const AnySnapshot* parent) {
+    auto ref = reference_of(parent, p.target);
+    if (!ref || ref->buffers.empty()) return false;
+    std::map<Index, std::size_t> last;
+    for (std::size_t i = 0; i < ref->buffers.size(); ++i) last[ref->buffers[i].region] = i;
+    std::vector<std::size_t> ends;
+    for (const auto& [r, i] : last) ends.push_back(i);
+    ConcreteBuffer& b = ref->buffers[pk.from(ends)];
+    b.offset += b.alignment * static_cast<std::int64_t>(1 + pk(3));
+    bind::detail::fill_memory(*ref);
+    p = std::move(*ref);
+    return true;
+  });
+  // REFBIND-1: the reference binding with one command or buffer renamed.
+  c.edit<P>("reference_entity_renamed", "REFBIND-1", [](P& p, Pick& pk, const AnySnapshot* parent) {
+    auto ref = reference_of(parent, p.target);
+    if (!ref || ref->commands.empty()) return false;
+    if (pk(2) == 0 || ref->buffers.empty()) ref->commands[pk(ref->commands.size())].id += ".renamed";
+    else ref->buffers[pk(ref->buffers.size())].id += ".renamed";
+    p = std::move(*ref);
+    return true;
+  });
+  // CAP-4: a bound buffer below the alignment of its portable buffer.
+  c.edit<P>("alignment_below_portable", "CAP-4", [](P& p, Pick& pk, const AnySnapshot* parent) {
+    if (!parent || parent->index() != 2) return false;
+    std::map<std::string_view, std::int64_t> need;
+    for (const auto& pb : std::get<2>(*parent).payload.buffers) need.emplace(pb.id, pb.alignment);
+    std::vector<ConcreteBuffer*> bs;
+    for (auto& b : p.buffers)
+      if (b.lineage.sources.size() == 1 && need.count(b.lineage.sources[0]) && need[b.lineage.sources[0]] >= 2) bs.push_back(&b);
+    if (bs.empty()) return false;
+    ConcreteBuffer& b = *pk.from(bs);
+    b.alignment = need[b.lineage.sources[0]] / 2;
+    return true;
+  });
+  // CAP-5: a memory entry whose peak is one byte off the highest buffer end of its device.
+  c.edit<P>("memory_figures_wrong", "CAP-5", [](P& p, Pick& pk, const AnySnapshot*) {
+    const auto d = static_cast<Index>(pk(p.devices.size()));
+    Int peak = 0, pinned = 0;
+    for (const auto& b : p.buffers) {
+      const Region& r = p.regions[static_cast<std::size_t>(b.region)];
+      if (r.device != d) continue;
+      peak = std::max(peak, Int(r.offset + b.offset + b.size));
+      if (bind::detail::pinned(b.storage)) pinned += b.size;
+    }
+    p.memory.push_back(DeviceMemory{d, pinned, peak + 1 + Int(pk(64)), std::nullopt});
+    return true;
+  });
+  // IMPL-1: a command whose task requires a capability names an undeclared implementation.
+  c.edit<P>("implementation_not_declared", "IMPL-1", [](P& p, Pick& pk, const AnySnapshot* parent) {
+    std::vector<std::size_t> vs;
+    for (std::size_t v = 0; v < p.commands.size(); ++v)
+      if (const PortableTask* t = task_of(p, p.commands[v], parent); t && !t->requires_.empty()) vs.push_back(v);
+    if (vs.empty()) return false;
+    p.commands[pk.from(vs)].implementation = "impl.missing";
+    return true;
+  });
+  // IMPL-2: a device stands for a rank outside the deployment.
+  c.edit<P>("rank_outside_deployment", "IMPL-2", [](P& p, Pick& pk, const AnySnapshot*) {
+    p.devices[pk(p.devices.size())].ranks = {static_cast<Index>(p.world_size + static_cast<std::int64_t>(pk(4)))};
+    return true;
+  });
+  // RACE-1: a command that nothing happens before, and that happens before none of a buffer's
+  // accesses, writes that buffer too.
+  c.edit<P>("unordered_writer", "RACE-1", [](P& p, Pick& pk, const AnySnapshot*) {
+    const auto pred = hb_preds(p);
+    const std::size_t n = p.commands.size();
+    std::vector<std::vector<std::size_t>> succ(n);
+    for (std::size_t v = 0; v < n; ++v)
+      for (std::size_t u : pred[v]) succ[u].push_back(v);
+    std::vector<std::size_t> sources;
+    for (std::size_t v = 0; v < n; ++v)
+      if (pred[v].empty()) sources.push_back(v);
+    if (sources.empty()) return false;
+    const std::size_t x = pk.from(sources);
+    std::vector<char> reach(n, 0);
+    std::vector<std::size_t> stack{x};
+    reach[x] = 1;
+    while (!stack.empty()) {
+      std::size_t u = stack.back();
+      stack.pop_back();
+      for (std::size_t w : succ[u])
+        if (!reach[w]) { reach[w] = 1; stack.push_back(w); }
+    }
+    std::vector<Index> bs;
+    for (std::size_t v = 0; v < n; ++v)
+      if (!reach[v])
+        for (const Indices* l : {&p.commands[v].reads, &p.commands[v].writes})
+          for (Index b : *l)
+            if (p.buffers[static_cast<std::size_t>(b)].size > 0) bs.push_back(b);
+    if (bs.empty()) return false;
+    const Index b = pk.from(bs);
+    auto& w = p.commands[x].writes;
+    if (std::find(w.begin(), w.end(), b) != w.end()) return false;
+    w.push_back(b);
+    auto& r = p.commands[x].reads;
+    r.erase(std::remove(r.begin(), r.end(), b), r.end());  // REF-2 would reject a buffer read and written twice
+    return true;
+  }, std::nullopt, {"RACE-2", "CAP-5"});
+  // RACE-2: a buffer moved onto the bytes of a pinned buffer of its device.
+  c.edit<P>("buffer_onto_pinned_bytes", "RACE-2", [](P& p, Pick& pk, const AnySnapshot*) {
+    std::vector<char> accessed(p.buffers.size(), 0);
+    for (const auto& cmd : p.commands)
+      for (const Indices* l : {&cmd.reads, &cmd.writes})
+        for (Index b : *l) accessed[static_cast<std::size_t>(b)] = 1;
+    std::vector<std::pair<std::size_t, std::size_t>> pairs;
+    for (std::size_t a = 0; a < p.buffers.size(); ++a) {
+      const auto& A = p.buffers[a];
+      if (!bind::detail::pinned(A.storage) || A.size <= 0) continue;
+      const Region& ra = p.regions[static_cast<std::size_t>(A.region)];
+      for (std::size_t b = 0; b < p.buffers.size() && pairs.size() < 64; ++b) {
+        const auto& B = p.buffers[b];
+        if (b == a || B.size <= 0 || !(bind::detail::pinned(B.storage) || accessed[b])) continue;
+        if (p.regions[static_cast<std::size_t>(B.region)].device != ra.device || A.offset + B.size > ra.capacity) continue;
+        pairs.emplace_back(a, b);
+      }
+    }
+    if (pairs.empty()) return false;
+    auto [a, b] = pk.from(pairs);
+    p.buffers[b].region = p.buffers[a].region;
+    p.buffers[b].offset = p.buffers[a].offset;
+    p.buffers[b].alignment = p.buffers[a].alignment;
+    return true;
+  }, std::nullopt, {"CAP-5"});
+  // RACE-3: 6,000 independent host commands on a slot target: as many chains of clocks as
+  // commands, over the 2^25 limit, so race freedom is not decided.
+  c.edit<P>("clocks_over_limit", "RACE-3", [](P& p, Pick&, const AnySnapshot*) {
+    if (!p.slot || p.commands.empty()) return false;
+    std::int64_t cycle = 0;
+    for (const auto& is : p.slot->issue) cycle = std::max(cycle, is.cycle + 1);
+    const Lineage lin = p.commands.front().lineage;
+    for (std::int64_t i = 0; i < 6000; ++i) {
+      Command cmd;
+      cmd.id = "c:flood:" + std::to_string(i);
+      cmd.kind = CommandKind::host;
+      cmd.device = 0;
+      cmd.lineage = lin;
+      cmd.implementation = "impl.host.flood";
+      p.commands.push_back(std::move(cmd));
+      p.slot->issue.push_back(Issue{cycle + i, 0});
+    }
+    return true;
+  }, S);
+  // RACE-4: a command no longer reads a binding of one of its task's inputs.
+  c.edit<P>("input_not_read", "RACE-4", [](P& p, Pick& pk, const AnySnapshot* parent) {
+    if (!parent || parent->index() != 2) return false;
+    const auto& pbs = std::get<2>(*parent).payload.buffers;
+    std::vector<std::pair<std::size_t, std::size_t>> vs;  // (command, position in reads)
+    for (std::size_t v = 0; v < p.commands.size(); ++v) {
+      const PortableTask* t = task_of(p, p.commands[v], parent);
+      if (!t || t->inputs.empty()) continue;
+      for (std::size_t k = 0; k < p.commands[v].reads.size(); ++k) {
+        const auto& src = p.buffers[static_cast<std::size_t>(p.commands[v].reads[k])].lineage.sources;
+        for (Index in : t->inputs)
+          if (src.size() == 1 && src[0] == pbs[static_cast<std::size_t>(in)].id) vs.emplace_back(v, k);
+      }
+    }
+    if (vs.empty()) return false;
+    auto [v, k] = pk.from(vs);
+    auto& r = p.commands[v].reads;
+    const Index gone = r[k];
+    r.erase(std::remove(r.begin(), r.end(), gone), r.end());
+    if (!p.memory.empty()) bind::detail::fill_memory(p);  // the figures follow the accesses (else CAP-5 hides RACE-4)
+    return true;
+  });
+  // WORK-4: a command's work differs from its task's by one byte.
+  c.edit<P>("command_work_changed", "WORK-4", [](P& p, Pick& pk, const AnySnapshot* parent) {
+    std::vector<std::size_t> vs;
+    for (std::size_t v = 0; v < p.commands.size(); ++v)
+      if (task_of(p, p.commands[v], parent)) vs.push_back(v);
+    if (vs.empty()) return false;
+    Work& w = p.commands[pk.from(vs)].work;
+    (pk(2) ? w.read_bytes : w.write_bytes) += Expr(1);
+    return true;
+  });
+}
 
 void concrete_ops(Catalog& c) {
   using P = ConcretePlanIR;
@@ -2162,6 +2401,7 @@ std::vector<Mutation> build() {
   distributed_ops(c);
   portable_ops(c);
   concrete_ops(c);
+  bind_ops(c);
   timeline_ops(c);
   machine_ops(c);
   observation_ops(c);

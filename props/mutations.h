@@ -44,6 +44,7 @@ struct Mutation {
   MutateFn apply;                     ///< the operator
   std::vector<std::string> implied;   ///< codes the verifiers necessarily report with `code`
   std::optional<TargetKind> target;   ///< concrete target the operator needs, if any
+  bool inference = false;             ///< needs an inference chain (a model with a KV-cache state)
 };
 
 /// The catalog: at least one operator for every obligation ID the trusted core emits.

@@ -17,7 +17,9 @@ For every entry of the corpus directory:
   arguments to run instead (`{corpus}` = the corpus directory); its input files,
   if any, are the other `<ID>-<slug>.*` files. A sidecar may list under "also"
   (with a reason under "why") codes that every input breaking the ID breaks too
-  (QUEUE-4 implies a DEADLOCK-1 cycle): those are tolerated beside the ID;
+  (QUEUE-4 implies a DEADLOCK-1 cycle): those are tolerated beside the ID; and
+  under "generated" inputs too large to commit, which the runner writes with
+  tools/make_corpus.py generated_input() into a temporary directory ({generated});
 - `<ID>-<slug>.witness.json`: the entry is committed through the gate with that
   topological-order witness by the `corpus_gate` driver (--gate-tool), as
   `corpus_gate WITNESS PARENT FILE`.
@@ -33,12 +35,15 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # make_corpus, for generated inputs
 ID_RE = re.compile(r"^([A-Z][A-Z0-9]*-[0-9]+)-(.+)$")
 ERROR_RE = re.compile(r"error\[([A-Z][A-Z0-9]*-[0-9]+)\]")
 NOT_ENTRIES = {"README.md", "CMakeLists.txt"}
@@ -118,7 +123,13 @@ def run_entry(e: Entry, args, corpus: Path, live: dict):
     stem = stem_of(e.name)
     side = json.loads((corpus / e.name).read_text(encoding="utf-8")) if e.kind == "args" else {}
     if e.kind == "args":
-        argv = [args.plancert] + [a.replace("{corpus}", str(corpus)) for a in side["args"]]
+        gen_dir = ""
+        if side.get("generated"):  # inputs too large to commit, written by tools/make_corpus.py
+            gen_dir = tempfile.mkdtemp(prefix="plancert-corpus-")
+            import make_corpus  # noqa: PLC0415 (only needed here)
+            for name in side["generated"]:
+                Path(gen_dir, name).write_bytes(make_corpus.generated_input(name))
+        argv = [args.plancert] + [a.replace("{corpus}", str(corpus)).replace("{generated}", gen_dir) for a in side["args"]]
     elif e.kind == "gate":
         if not args.gate_tool:
             return False, "needs --gate-tool (a topological-order witness is checked only by the gate)"
@@ -132,6 +143,9 @@ def run_entry(e: Entry, args, corpus: Path, live: dict):
         r = subprocess.run(argv, capture_output=True, timeout=args.timeout)
     except subprocess.TimeoutExpired:
         return False, f"timed out after {args.timeout} s: {' '.join(argv)}"
+    finally:
+        if e.kind == "args" and gen_dir:
+            shutil.rmtree(gen_dir, ignore_errors=True)
     dt = time.monotonic() - t0
     out, err = r.stdout.decode("utf-8", "replace"), r.stderr.decode("utf-8", "replace")
     codes, verdict, as_json = codes_of(out, err)

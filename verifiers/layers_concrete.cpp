@@ -130,7 +130,8 @@ void slots(check::Ctx& c, const ConcretePlanIR& p, const std::vector<std::int64_
 
 }  // namespace
 
-void concrete(check::Ctx& c, const ConcretePlanIR& p) {
+namespace {
+void families(check::Ctx& c, const ConcretePlanIR& p) {
   const std::size_t n = p.commands.size();
   memory(c, p);
   // TOKEN-1: one signaller per token; TOKEN-2: waited tokens are signalled by another command.
@@ -171,6 +172,14 @@ void concrete(check::Ctx& c, const ConcretePlanIR& p) {
     c.err("DEADLOCK-1", at("commands", cyc.front()), "dependencies, queue order and token waits form a cycle: these commands can never all complete",
           {"cycle: " + w + p.commands[cyc.front()].id});
   }
+}
+
+}  // namespace
+
+void concrete(check::Ctx& c, const ConcretePlanIR& p) {
+  const std::size_t before = c.d.count();
+  families(c, p);
+  bind(c, p, c.d.count() == before);
 }
 
 }  // namespace plancert::layers

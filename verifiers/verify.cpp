@@ -373,6 +373,7 @@ Diagnostics verify_transition(const AnySnapshot& parent, const AnySnapshot& chil
     layers::distributed_to_portable(c, std::get<1>(parent).payload, std::get<2>(child).payload);
     layers::distributed_to_portable_infer(c, std::get<1>(parent).payload, std::get<2>(child).payload);
   }
+  if (cl == 3 && d.ok()) layers::portable_to_concrete(c, std::get<2>(parent).payload, std::get<3>(child).payload);
   if (cl >= 4) {
     const auto& plan = std::get<3>(parent).payload;
     if (cl == 4) layers::timeline(c, plan, std::get<4>(child).payload);

@@ -521,7 +521,7 @@ PassDoc plan_doc() {
             {{"l", 16}, {"h", 64}, {"a", 8}, {"t", 4}, {"p", 4}, {"v", 2}, {"m", 8}}, {{"l", 12}, {"h", 32}, {"a", 2}, {"t", 2}, {"p", 2}, {"v", 3}, {"m", 4}}})}));
 
   // Megatron-LM mixed precision: bytes per parameter of weights + gradients + Adam state.
-  const std::vector<Bindings> dps = {{{"h", 32}, {"a", 2}, {"t", 1}, {"d_p", 1}}, {{"h", 32}, {"a", 2}, {"t", 2}, {"d_p", 4}}, {{"h", 32}, {"a", 2}, {"t", 1}, {"d_p", 3}}};
+  const std::vector<Bindings> dps = {{{"h", 32}, {"a", 2}, {"t", 1}, {"d_p", 1}}, {{"h", 32}, {"a", 2}, {"t", 2}, {"d_p", 4}}, {{"h", 32}, {"a", 2}, {"t", 1}, {"d_p", 2}}};
   const char* bpp_what =
       "the ``weights``, ``weight_gradients`` and ``optimizer_state`` memory facts of stage 0 over the parameters of its shards (per rank)";
   auto bpp = [&](const char* name, const char* lhs, const char* desc, DType dt, bool dist, Expr rhs, Expr den) {
@@ -531,7 +531,7 @@ PassDoc plan_doc() {
   };
   bpp("beta_bf16", R"(\beta_{\mathrm{bf16}})", "Bytes per parameter (weights, gradients, optimizer state): bf16 parameters, fp32 gradients, Adam.", DType::BF16, false, Expr(18),
       Expr(1));
-  bpp("beta_bf16_dist", R"(\beta_{\mathrm{bf16}}^{\mathrm{dist}})", "The same with the optimizer state sharded over the :math:`d_p` data-parallel ranks.", DType::BF16,
+  bpp("beta_bf16_dist", R"(\beta_{\mathrm{bf16}}^{\mathrm{dist}})", "The same with the optimizer state sharded over the :math:`d_p` data-parallel ranks (exact when :math:`d_p` divides the stage's parameter count :math:`P`; otherwise the flat state buffer is padded to :math:`\\lceil P/d_p \\rceil` parameters per rank).", DType::BF16,
       true, Expr(6) * dp + Expr(12), dp);
   bpp("beta_fp16", R"(\beta_{\mathrm{fp16}})", "fp16 parameters and gradients, Adam.", DType::FP16, false, Expr(20), Expr(1));
   bpp("beta_fp16_dist", R"(\beta_{\mathrm{fp16}}^{\mathrm{dist}})", "The same with a distributed optimizer.", DType::FP16, true, Expr(4) * dp + Expr(16), dp);

@@ -98,6 +98,19 @@ std::optional<std::int64_t> effective_seq_length(const ModelConfig& model, const
 ///   - Calculon `attention_type = "multiquery"` needs exactly one KV head.
 void validate(const ModelConfig& model, const StrategyConfig& strategy);
 
+/// The vocabulary as Megatron-LM pads it (`--make-vocab-size-divisible-by 128`): when the
+/// tensor-parallel degree \f$t\f$ does not divide \f$V\f$, \f$V\f$ becomes the least multiple of
+/// \f$128\,t\f$ not below it, so the vocabulary-parallel embedding and LM head split evenly
+/// (SHARD-1). A \f$V\f$ that \f$t\f$ divides, or no vocabulary, is left as published. Returns the
+/// original size when it padded, for the summary.
+std::optional<std::int64_t> pad_vocabulary(ModelConfig& model, std::int64_t tp);
+
+/// Training-only consistency (CONFIG-5), after validate(): DistributeTransformerTrainingPass
+/// splits the fused QKV projection over the \f$t\f$ ranks as one column-parallel matrix, which
+/// is exact only when \f$t\f$ divides the KV heads \f$k\f$. Replicated KV heads (\f$k < t\f$,
+/// accepted by the inference passes) would be undercounted, so training refuses them.
+void validate_training(const ModelConfig& model, const StrategyConfig& strategy);
+
 /// Cross-checks a strategy against a system (CONFIG-5): the network tiers the
 /// strategy names exist, and the system has matrix and vector peaks for the
 /// strategy's dtype.

@@ -16,6 +16,20 @@ std::optional<std::int64_t> effective_seq_length(const ModelConfig& model, const
   return strategy.seq_length ? strategy.seq_length : model.seq_length;
 }
 
+std::optional<std::int64_t> pad_vocabulary(ModelConfig& model, std::int64_t tp) {
+  if (!model.vocab || tp <= 0 || *model.vocab % tp == 0) return std::nullopt;
+  const std::int64_t unit = 128 * tp, original = *model.vocab;
+  model.vocab = (original + unit - 1) / unit * unit;
+  return original;
+}
+
+void validate_training(const ModelConfig& m, const StrategyConfig& s) {
+  if (m.kv_heads < s.tp)
+    fail_field(s.source, "tp", code::kConsistency,
+               std::to_string(s.tp) + " exceeds " + field_ref(m.source, "kv_heads") + " = " + std::to_string(m.kv_heads) +
+                   ": training does not model replicated KV heads (t must divide the KV heads)");
+}
+
 void validate(const ModelConfig& m, const StrategyConfig& s) {
   const Provenance& mp = m.source;
   const Provenance& sp = s.source;

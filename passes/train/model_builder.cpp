@@ -196,7 +196,7 @@ ModelIR build_model_ir(const ModelConfig& cfg, const Workload& w, frontend::DTyp
     const Expr V(*cfg.vocab);
     Index hf = norm("final_norm", "head", x);
     Index logits = linear("lm_head", "head", "vocab", hf, H, {{"logits", V}}, false, cfg.tied_embeddings ? embedding : -1)[0];
-    Index loss = b.value("loss", {B, S}, ValueRole::output, "fp32");
+    Index loss = b.value("loss.out", {B, S}, ValueRole::output, "fp32");
     b.op("loss", "cross_entropy", {logits}, {loss}, Expr(), Expr(6) * b.elems(logits), at("head", "vocab"), {logits});
   }
   return std::move(b.m);

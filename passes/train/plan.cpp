@@ -84,7 +84,7 @@ PortablePlanIR plan_training(const ModelIR& m, const DistributedTaskIR& d, const
   };
   auto sharded = [&](Index v) {
     std::int64_t prod = producer[static_cast<std::size_t>(v)];
-    if (prod < 0) return false;
+    if (prod < 0) return sp;  // a graph input (layer 0 without a vocabulary) arrives sequence-sharded under SP
     const std::string& tp = m.operations[static_cast<std::size_t>(prod)].attrs.at("tp");
     const std::string& kind = m.operations[static_cast<std::size_t>(prod)].kind;
     return tp == "column" || tp == "head" || (tp == "vocab" && kind != "embedding") || (sp && (tp == "replicated" || tp == "row" || tp == "vocab"));
@@ -143,29 +143,46 @@ PortablePlanIR plan_training(const ModelIR& m, const DistributedTaskIR& d, const
   std::map<std::int64_t, Index> optimizer_task;
   for (std::size_t i = 0; i < d.tasks.size(); ++i)
     if (d.tasks[i].phase == Phase::optimizer) optimizer_task[stage_of(d.tasks[i].ranks)] = static_cast<Index>(i);
+  // A distributed optimizer keeps the state as one flat buffer per stage, sharded over the d_p
+  // replicas: each holds ceil(P / d_p) parameters' state (Megatron pads the flat buffer to a
+  // multiple of d_p), so no size is fractional.
+  const bool flat_state = s.distributed_optimizer && dp > 1;
+  std::map<std::int64_t, Expr> stage_params;
+  auto add_buffer = [&](PortableBuffer b, std::int64_t stage, int k) {
+    b.storage = Storage::state;
+    b.alignment = 256;
+    b.lineage = Lineage{LineageKind::derived, "train.plan.buffer", {d.tasks[static_cast<std::size_t>(optimizer_task.at(stage))].id}};
+    Index bi = static_cast<Index>(p.buffers.size());
+    if (k > 0) {
+      Index ot = optimizer_task.at(stage);
+      b.consumers.push_back(ot);
+      p.tasks[static_cast<std::size_t>(ot)].inputs.push_back(bi);
+    }
+    static_buffers[stage][static_cast<std::size_t>(k)].push_back(bi);
+    p.buffers.push_back(std::move(b));
+  };
   for (const auto& sh : d.shards) {
     const ModelValue& v = m.values[value_index.at(sh.value)];
     Expr params = elements(v) / Rat(sh.pieces);
+    stage_params[sh.stage] += params;
     static const char* kPrefix[3] = {"w:", "g:", "o:"};
     static const BufferRole kRole[3] = {BufferRole::weight, BufferRole::gradient, BufferRole::optimizer_state};
-    for (int k = 0; k < 3; ++k) {
+    for (int k = 0; k < (flat_state ? 2 : 3); ++k) {
       PortableBuffer b;
       b.id = std::string(kPrefix[k]) + "s" + std::to_string(sh.stage) + ":" + sh.value;
       b.role = kRole[k];
-      b.storage = Storage::state;
-      b.alignment = 256;
       b.size = params * Expr(bpp[static_cast<std::size_t>(k)]);
-      b.lineage = Lineage{LineageKind::derived, "train.plan.buffer", {d.tasks[static_cast<std::size_t>(optimizer_task.at(sh.stage))].id}};
-      Index bi = static_cast<Index>(p.buffers.size());
-      if (k > 0 && optimizer_task.count(sh.stage)) {
-        Index ot = optimizer_task[sh.stage];
-        b.consumers.push_back(ot);
-        p.tasks[static_cast<std::size_t>(ot)].inputs.push_back(bi);
-      }
-      static_buffers[sh.stage][static_cast<std::size_t>(k)].push_back(bi);
-      p.buffers.push_back(std::move(b));
+      add_buffer(std::move(b), sh.stage, k);
     }
   }
+  if (flat_state)
+    for (const auto& [stage, params] : stage_params) {
+      PortableBuffer b;
+      b.id = "o:s" + std::to_string(stage) + ":flat";
+      b.role = BufferRole::optimizer_state;
+      b.size = Expr::ceil_div(params, Expr(dp)) * Expr(bpp[2] * Rat(dp));
+      add_buffer(std::move(b), stage, 2);
+    }
 
   // Memory facts per stage: claimed buffers, the schedule peak and the total.
   for (const auto& sc : d.schedule) {

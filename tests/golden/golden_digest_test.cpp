@@ -75,7 +75,7 @@ Snapshot<DistributedTaskIR> golden_distributed(const Snapshot<ModelIR>& parent) 
   d.symbols = parent.payload.symbols;
   DistTask fc;
   fc.id = "t:op:fc";
-  fc.lineage = derived("dist.shard", {"op:fc", "v:h"});
+  fc.lineage = derived("dist.shard", {"op:fc"});
   fc.ranks = {0, 1};
   fc.work = parent.payload.operations[0].work;
   fc.work.matrix_ops = Expr(16384LL) * B * S;  // per rank: the two ranks add up to the model's work
@@ -193,6 +193,13 @@ Snapshot<ConcretePlanIR> golden_concrete(const Snapshot<PortablePlanIR>& parent)
   c.queue = QueueSchedule{{Queue{{0}, 0, "q:0:compute", QueueKind::compute}, Queue{{1}, 1, "q:1:collective", QueueKind::collective},
                            Queue{{2}, 1, "q:1:compute", QueueKind::compute}}};
   c.target = TargetKind::queue;
+  // the shape the sizes are bound for, and what the implementations and engines provide
+  c.bindings = {SymbolBinding{"B", Int(2)}, SymbolBinding{"S", Int(16)}};
+  const Capability gemm{std::nullopt, "bf16", CapabilityKind::matrix, std::nullopt};
+  const Capability allreduce{CollectiveKind::all_reduce, "", CapabilityKind::collective, Reduction::sum};
+  const Capability vec{std::nullopt, "bf16", CapabilityKind::vector, std::nullopt};
+  c.implementations = {Implementation{"cublas.gemm", {gemm}}, Implementation{"nccl.all_reduce", {allreduce}}, Implementation{"triton.gelu", {vec}}};
+  c.engines = {Engine{{gemm}, 0, "eng:0:tensor"}, Engine{{allreduce, vec}, 1, "eng:1:sm"}};
   return make_snapshot(std::move(c), {parent.digest});
 }
 

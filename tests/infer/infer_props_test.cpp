@@ -90,6 +90,12 @@ std::size_t index_of(const std::vector<T>& tasks, const std::string& id) {
 
 RC_GTEST_PROP(InferDerivation, PassesTheGate, ()) {
   const Case k = *cases();
+  RC_CLASSIFY(k.model.kv_heads == k.model.heads, "MHA");
+  RC_CLASSIFY(k.model.kv_heads == 1 && k.model.heads > 1, "MQA");
+  RC_CLASSIFY(k.tp > k.model.kv_heads, "KV heads replicated (t > k)");
+  RC_CLASSIFY(k.pp > 1, "pipeline");
+  RC_CLASSIFY(k.model.gated_mlp, "gated MLP");
+  RC_CLASSIFY(k.phase == InferPhase::prefill, "prefill");
   must_certify(req(k));
 }
 

@@ -134,19 +134,8 @@ std::optional<Committed<P>> take(CommitResult<P> r, const char* stage, Chain& c)
   return std::nullopt;
 }
 
-/// BuildModelIR's output with one known defect patched (reported, not fixed here): with a
-/// vocabulary it names both the cross-entropy operation and its output value "loss", so
-/// the gate refuses every such ModelIR with ID-1. The value is renamed "loss.out" (the
-/// "<op>.out" convention of every other output). A no-op once BuildModelIR is fixed;
-/// findings_test.cpp keeps the unpatched reproducer.
-inline ModelIR build_model(const ModelConfig& model, const passes::Workload& w, DType dtype) {
-  ModelIR ir = passes::build_model_ir(model, w, dtype);
-  bool op_named_loss = false;
-  for (const auto& op : ir.operations) op_named_loss = op_named_loss || op.id == "loss";
-  for (auto& v : ir.values)
-    if (op_named_loss && v.id == "loss") v.id = "loss.out";
-  return ir;
-}
+/// BuildModelIR's output (the ModelIR root of every chain below).
+inline ModelIR build_model(const ModelConfig& model, const passes::Workload& w, DType dtype) { return passes::build_model_ir(model, w, dtype); }
 
 /// Runs BuildModelIR, DistributeTransformerTrainingPass and PlanTransformerTrainingPass,
 /// committing each output through the gate with its parent's digest (as cli/certify_cmd.cpp).

@@ -41,7 +41,7 @@ TEST_P(Mutations, MutantIsRejectedWithItsCode) {
   std::size_t produced = 0;
   const bool ok = rc::check(m.name + " must trip " + m.code, [&] {
     const Layer layer = *layer_for(m);
-    const Chain c = *chain(layer, m.target);
+    const Chain c = *chain(layer, m.target, m.inference ? std::optional<bool>(true) : std::nullopt);
     const auto pick = *rc::gen::arbitrary<std::uint64_t>();
     const auto parent = c.parent();
     // the input is valid: any rejection below comes from the mutation

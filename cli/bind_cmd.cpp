@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: Apache-2.0
+// The binding step of `plancert certify --target ...`: profiles, a binding pass, the gate.
+#include "cli/bind_cmd.h"
+
+#include "cli/io.h"
+#include "core/diag.h"
+#include "passes/bind/bind.h"
+
+#include <chrono>
+#include <filesystem>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+namespace plancert::cli {
+
+bool is_bind_target(std::string_view t) { return t == "reference-queue" || t == "reference-slot" || t == "queue"; }
+
+BindOutcome bind_and_commit(const Committed<PortablePlanIR>& portable, const DistributedTaskIR* distributed, const frontend::SystemConfig& system,
+                            const frontend::StrategyConfig& strategy, const std::string& target, const std::string& out_dir, std::ostream& log) {
+  if (!is_bind_target(target))
+    throw InputError("CONFIG-6", "", "--target " + target + ": expected reference-queue, reference-slot or queue");
+  const auto t0 = std::chrono::steady_clock::now();
+  BindOutcome out;
+  const bind::TargetProfile tp = bind::target_profile(system);
+  const bind::DeploymentProfile dp = bind::deployment_profile(system, strategy);
+  const char* pass = target == "queue" ? "BindQueueTargetPass" : target == "reference-queue" ? "BindReferenceQueueTargetPass" : "BindReferenceSlotTargetPass";
+  if (auto problems = bind::deployment_problems(dp, strategy); !problems.empty()) {
+    log << "rejected: the deployment cannot run the strategy (" << pass << ")\n";
+    for (const auto& p : problems) log << "  " << p << "\n";
+    out.exit = static_cast<int>(Exit::Rejected);
+    return out;
+  }
+  ConcretePlanIR plan;
+  try {
+    const bind::SymbolValues values;  // the portable plans of certify have constant sizes
+    if (target == "queue") plan = bind::bind_queue(portable.payload(), tp, dp, bind::QueueOptions{distributed, values});
+    else if (target == "reference-queue") plan = bind::bind_reference_queue(portable.payload(), tp, dp, values);
+    else plan = bind::bind_reference_slot(portable.payload(), tp, dp, values);
+  } catch (const bind::BindError& e) {
+    log << "rejected: " << pass << " cannot bind the portable plan: " << e.what() << "\n";
+    out.exit = static_cast<int>(Exit::Rejected);
+    return out;
+  }
+  auto result = Gate::commit(portable, make_snapshot(std::move(plan), {portable.digest()}));
+  if (const auto* r = std::get_if<Rejection>(&result)) {
+    log << "rejected: the gate refused the output of " << pass << " (" << r->diagnostics.count() << " finding(s))\n";
+    for (const auto& x : r->diagnostics.all()) log << to_text(x) << "\n";
+    out.exit = static_cast<int>(Exit::Rejected);
+    return out;
+  }
+  const auto& c = std::get<Committed<ConcretePlanIR>>(result);
+  const ConcretePlanIR& p = c.payload();
+  out.digest = c.digest();
+  out.obligations = c.obligations();
+  out.snapshot = encode_snapshot(c.snapshot());
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  nlohmann::json memory = nlohmann::json::array();
+  for (const auto& f : bind::figures(p))
+    memory.push_back({{"device", p.devices[static_cast<std::size_t>(f.device)].id},
+                      {"peak_bytes", to_string(f.peak_bytes)},
+                      {"lower_bound_bytes", to_string(f.lower_bound)},
+                      {"capacity_bytes", to_string(f.capacity_bytes)},
+                      {"naive_bytes", to_string(f.naive_bytes)}});
+  out.report["concrete"] = {{"target", target},
+                            {"digest", out.digest},
+                            {"commands", p.commands.size()},
+                            {"queues", p.queue ? p.queue->queues.size() : 0},
+                            {"tokens", p.tokens.size()},
+                            {"buffers", p.buffers.size()},
+                            {"memory", memory}};
+  log << "  " << pass << ": " << p.devices.size() << " devices, " << p.commands.size() << " commands, " << (p.queue ? p.queue->queues.size() : 0) << " queues, "
+      << p.tokens.size() << " tokens, " << p.buffers.size() << " buffers\n";
+  auto gib = [](const Int& b) {
+    std::ostringstream os;
+    Int hundredths = (b * 100 + (Int(1) << 29)) >> 30;
+    os << hundredths / 100 << "." << std::setw(2) << std::setfill('0') << hundredths % 100;
+    return os.str();
+  };
+  log << "    device          peak GiB  lower bound  no reuse  capacity\n";
+  for (const auto& f : bind::figures(p))
+    log << "    " << std::left << std::setw(14) << p.devices[static_cast<std::size_t>(f.device)].id << std::right << std::setw(10) << gib(f.peak_bytes) << std::setw(13)
+        << gib(f.lower_bound) << std::setw(10) << gib(f.naive_bytes) << std::setw(10) << gib(f.capacity_bytes) << "\n";
+  if (!out_dir.empty()) {
+    std::filesystem::create_directories(out_dir);
+    write_file_atomic(std::filesystem::path(out_dir) / "concrete.json", out.snapshot);
+  }
+  return out;
+}
+
+}  // namespace plancert::cli

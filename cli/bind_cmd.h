@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+/// \file
+/// \brief The binding step of `plancert certify --target reference-queue|reference-slot|queue`.
+#pragma once
+
+#include "core/ir.h"
+#include "passes/frontend/configs.h"
+#include "verifiers/gate.h"
+
+#include <nlohmann/json.hpp>
+
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace plancert::cli {
+
+/// What bind_and_commit() did.
+struct BindOutcome {
+  int exit = 0;                                   ///< 0 committed; 1 rejected by the gate or not bindable
+  nlohmann::json report;                          ///< `{"concrete": {...}}` when committed (see bind_and_commit)
+  std::string digest;                             ///< digest of the committed ConcretePlanIR
+  std::vector<std::string_view> obligations;      ///< obligations the gate checked to commit it
+  double seconds = 0;                             ///< wall time of binding and commit
+  std::string snapshot;                           ///< canonical JSON of the committed ConcretePlanIR
+};
+
+/// True for the target names bind_and_commit() accepts: "reference-queue", "reference-slot", "queue".
+bool is_bind_target(std::string_view target);
+
+/// Builds the TargetProfile and DeploymentProfile from `system` and `strategy`, binds the
+/// committed portable plan with BindReferenceQueueTargetPass ("reference-queue"),
+/// BindReferenceSlotTargetPass ("reference-slot") or BindQueueTargetPass ("queue", which
+/// follows the pipeline schedule of `distributed` when it is given), and commits the
+/// ConcretePlanIR through the gate. On success writes `out_dir`/concrete.json (atomically, when
+/// `out_dir` is not empty), prints a summary to `log`, and returns the report section
+///
+///     "concrete": {"target", "digest", "commands", "queues", "tokens", "buffers",
+///                  "memory": [{"device", "peak_bytes", "lower_bound_bytes", "capacity_bytes",
+///                              "naive_bytes"}]}
+///
+/// (byte figures as exact decimal strings; "queues" is the number of queues, or 0 on a slot
+/// target). On rejection prints the gate's diagnostics to `log` and returns exit 1; nothing is
+/// written. Throws InputError CONFIG-6 for an unknown target name.
+BindOutcome bind_and_commit(const Committed<PortablePlanIR>& portable, const DistributedTaskIR* distributed, const frontend::SystemConfig& system,
+                            const frontend::StrategyConfig& strategy, const std::string& target, const std::string& out_dir, std::ostream& log);
+
+}  // namespace plancert::cli

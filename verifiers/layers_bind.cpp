@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: Apache-2.0
+// Target-binding families: IMPL (implementations, engines, deployment ranks), RACE (memory
+// safety under happens-before), CAP-4/5, WORK-4, ALIGN-3 and REFBIND-1 (the reference
+// binders' normal form, re-derived from the parent PortablePlanIR).
+#include "verifiers/layers.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <set>
+#include <unordered_map>
+
+namespace plancert::layers {
+using check::at;
+namespace {
+
+using Env = std::function<std::optional<Rat>(std::string_view)>;
+constexpr CommandKind kCommand[] = {CommandKind::collective, CommandKind::launch, CommandKind::host, CommandKind::recv, CommandKind::send};  // by TaskKind
+constexpr QueueKind kQueue[] = {QueueKind::collective, QueueKind::compute, QueueKind::host, QueueKind::transfer, QueueKind::transfer};
+
+bool same(const Capability& a, const Capability& b) { return a.kind == b.kind && a.dtype == b.dtype && a.collective == b.collective && a.reduction == b.reduction; }
+bool pinned(Storage s) { return s != Storage::transient && s != Storage::workspace; }
+std::string in_quotes(const std::string& s) { return "\"" + s + "\""; }
+
+// Happens-before as vector clocks over chains: the queues of a queue target, a greedy chain
+// cover (in topological order) of a slot target. vc[v * k + q] is the largest 1-based
+// position in chain q of a command that happens before v or is v.
+struct Hb {
+  std::size_t k = 0;
+  std::vector<std::uint32_t> order, chain, pos, vc;
+  [[nodiscard]] bool before(std::size_t a, std::size_t b) const { return a == b || vc[b * k + chain[a]] >= pos[a]; }
+};
+
+// 0: built; 1: cyclic (DAG-2, DEADLOCK-1 or SLOT-3 report it); 2: over the resource limit (RACE-3).
+int happens_before(const ConcretePlanIR& p, const std::vector<std::int64_t>& signaller, Hb& h) {
+  const std::size_t n = p.commands.size();
+  std::vector<std::int64_t> qprev(n, -1);
+  if (p.queue)
+    for (const auto& q : p.queue->queues)
+      for (std::size_t k = 1; k < q.commands.size(); ++k) qprev[static_cast<std::size_t>(q.commands[k])] = q.commands[k - 1];
+  auto preds = [&](std::size_t v, auto&& fn) {
+    for (Index u : p.commands[v].dependencies) fn(static_cast<std::size_t>(u));
+    if (qprev[v] >= 0) fn(static_cast<std::size_t>(qprev[v]));
+    for (Index t : p.commands[v].waits)
+      if (std::int64_t u = signaller[static_cast<std::size_t>(t)]; u >= 0 && static_cast<std::size_t>(u) != v) fn(static_cast<std::size_t>(u));
+  };
+  std::vector<std::uint32_t> indeg(n, 0), off(n + 1, 0), succ, tail;  // Kahn's algorithm on a CSR of successors
+  for (std::size_t v = 0; v < n; ++v) preds(v, [&](std::size_t u) { ++off[u + 1]; ++indeg[v]; });
+  std::partial_sum(off.begin(), off.end(), off.begin());
+  succ.resize(off[n]);
+  std::vector<std::uint32_t> fill(off.begin(), off.end() - 1);
+  for (std::size_t v = 0; v < n; ++v) preds(v, [&](std::size_t u) { succ[fill[u]++] = static_cast<std::uint32_t>(v); });
+  for (std::size_t v = 0; v < n; ++v)
+    if (indeg[v] == 0) h.order.push_back(static_cast<std::uint32_t>(v));
+  for (std::size_t i = 0; i < h.order.size(); ++i)
+    for (std::uint32_t k = off[h.order[i]]; k < off[h.order[i] + 1]; ++k)
+      if (--indeg[succ[k]] == 0) h.order.push_back(succ[k]);
+  if (h.order.size() != n) return 1;
+  h.chain.assign(n, 0);
+  h.pos.assign(n, 0);
+  for (std::uint32_t v : h.order) {  // queue: the queue predecessor's chain; slot: a predecessor that ends its chain
+    std::int64_t q = p.queue && qprev[v] >= 0 ? std::int64_t{h.chain[static_cast<std::size_t>(qprev[v])]} : -1;
+    if (!p.queue) preds(v, [&](std::size_t u) { if (q < 0 && tail[h.chain[u]] == u) q = h.chain[u]; });
+    if (q < 0) { q = static_cast<std::int64_t>(tail.size()); tail.push_back(v); }
+    h.pos[v] = h.pos[tail[static_cast<std::size_t>(q)]] + 1;  // a new chain's tail is v itself, at position 0
+    h.chain[v] = static_cast<std::uint32_t>(q);
+    tail[static_cast<std::size_t>(q)] = v;
+  }
+  h.k = tail.size();
+  if (h.k * n > (std::size_t{1} << 25)) return 2;
+  h.vc.assign(h.k * n, 0);
+  for (std::uint32_t v : h.order) {
+    std::uint32_t* cv = &h.vc[v * h.k];
+    preds(v, [&](std::size_t u) { for (std::size_t q = 0; q < h.k; ++q) cv[q] = std::max(cv[q], h.vc[u * h.k + q]); });
+    cv[h.chain[v]] = h.pos[v];
+  }
+  return 0;
+}
+
+// RACE-1..3, and CAP-5 (which needs happens-before).
+void race(check::Ctx& c, const ConcretePlanIR& p, const std::vector<std::int64_t>& signaller) {
+  Hb h;
+  if (int st = happens_before(p, signaller, h); st != 0) {
+    if (st == 2) c.err("RACE-3", "/payload/commands", "happens-before needs " + std::to_string(h.k) + " chains x " + std::to_string(p.commands.size()) +
+                                                          " commands of clocks, over the limit of 2^25: race freedom is not decided, so the plan is rejected");
+    return;
+  }
+  const std::size_t nb = p.buffers.size(), n = p.commands.size();
+  auto cid = [&](std::size_t v) { return in_quotes(p.commands[v].id); };
+  std::vector<std::vector<std::pair<std::uint32_t, bool>>> acc(nb);  // accesses in topological order (read + write = write)
+  std::vector<std::uint32_t> wrote(nb, UINT32_MAX);
+  for (std::uint32_t v : h.order) {
+    for (Index b : p.commands[v].writes) { acc[static_cast<std::size_t>(b)].push_back({v, true}); wrote[static_cast<std::size_t>(b)] = v; }
+    for (Index b : p.commands[v].reads)
+      if (wrote[static_cast<std::size_t>(b)] != v) acc[static_cast<std::size_t>(b)].push_back({v, false});
+  }
+  // RACE-1: per buffer, every access happens after the write before it and every write after
+  // the reads since that write. head: leading reads and the first write; tail: the last write
+  // and the reads after it. Every access happens after some head and before some tail access.
+  std::vector<std::vector<std::uint32_t>> head(nb), tail(nb);
+  for (std::size_t b = 0; b < nb; ++b) {
+    std::int64_t w = -1, bad = -1;
+    for (std::size_t i = 0; i < acc[b].size() && p.buffers[b].size > 0 && bad < 0; ++i) {
+      auto [v, wr] = acc[b][i];
+      bad = w >= 0 && !h.before(static_cast<std::size_t>(w), v) ? w : -1;
+      if (wr)
+        for (std::uint32_t r : tail[b]) bad = bad < 0 && !h.before(r, v) ? r : bad;
+      if (bad >= 0)
+        c.err("RACE-1", at("buffers", b), "commands " + cid(static_cast<std::size_t>(bad)) + " and " + cid(v) + " access buffer " + in_quotes(p.buffers[b].id) +
+                                              ", one of them writes, and neither happens before the other");
+      if (w < 0) head[b].push_back(v);
+      if (wr) { tail[b].clear(); w = v; } else { tail[b].push_back(v); }
+    }
+    if (w >= 0) tail[b].push_back(static_cast<std::uint32_t>(w));
+  }
+  // RACE-2: on each device, buffers that share a byte are ordered as wholes (every access of one
+  // happens before every access of the other) and neither is pinned. Address sweep: the active
+  // buffers share the bytes just below the sweep point; sorted by first access they must form a
+  // chain, so comparing neighbours (as they become neighbours) suffices.
+  std::vector<std::uint32_t> topo(n);
+  for (std::size_t i = 0; i < n; ++i) topo[h.order[i]] = static_cast<std::uint32_t>(i);
+  auto device_of = [&](std::size_t b) { return p.regions[static_cast<std::size_t>(p.buffers[b].region)].device; };
+  auto start_of = [&](std::size_t b) { return Int(p.regions[static_cast<std::size_t>(p.buffers[b].region)].offset + p.buffers[b].offset); };
+  std::vector<std::tuple<Index, Int, int, std::uint32_t>> ev;  // (device, address, 0 = end / 1 = start, buffer)
+  for (std::size_t b = 0; b < nb; ++b)
+    if (p.buffers[b].size > 0 && (pinned(p.buffers[b].storage) || !head[b].empty())) {
+      ev.emplace_back(device_of(b), start_of(b), 1, static_cast<std::uint32_t>(b));
+      ev.emplace_back(device_of(b), start_of(b) + p.buffers[b].size, 0, static_cast<std::uint32_t>(b));
+    }
+  std::sort(ev.begin(), ev.end());
+  std::set<std::pair<std::uint64_t, std::uint32_t>> active;  // a device's buffers all end before the next device's start
+  auto key = [&](std::uint32_t b) { return std::make_pair(pinned(p.buffers[b].storage) ? 0 : std::uint64_t{topo[head[b].front()]} + 1, b); };
+  auto check = [&](std::uint32_t a, std::uint32_t b) {
+    bool ok = !pinned(p.buffers[a].storage) && !pinned(p.buffers[b].storage);
+    for (std::uint32_t x : tail[a])
+      for (std::uint32_t y : head[b]) ok = ok && h.before(x, y);
+    if (!ok)
+      c.err("RACE-2", at("buffers", b), "buffers " + in_quotes(p.buffers[a].id) + " and " + in_quotes(p.buffers[b].id) +
+                                            " share device memory, but one is pinned or not every access of one happens before every access of the other");
+  };
+  for (const auto& [dev, addr, kind, b] : ev) {
+    auto it = kind == 0 ? active.find(key(b)) : active.insert(key(b)).first, nx = std::next(it);
+    if (kind == 0 && it != active.begin() && nx != active.end()) check(std::prev(it)->second, nx->second);
+    if (kind == 1 && it != active.begin()) check(std::prev(it)->second, b);
+    if (kind == 1 && nx != active.end()) check(b, nx->second);
+    if (kind == 0) active.erase(it);
+  }
+  // CAP-5: peak = highest end address of the device's buffers; lower bound = pinned bytes plus the
+  // bytes of buffers with an access at or before the witness and one strictly after it.
+  for (std::size_t k = 0; k < p.memory.size(); ++k) {
+    const auto& m = p.memory[k];
+    const std::string path = "/payload/memory/" + std::to_string(k);
+    if (!check::ref(c, m.device, p.devices.size(), path + "/device") || (m.witness && !check::ref(c, *m.witness, n, path + "/witness"))) continue;
+    const std::int64_t w = m.witness.value_or(-1);
+    Int peak = 0, live = 0;
+    for (std::size_t b = 0; b < nb; ++b) {
+      if (device_of(b) != m.device) continue;
+      peak = std::max(peak, Int(start_of(b) + p.buffers[b].size));
+      bool from = false, to = false;
+      for (std::uint32_t y : head[b]) from = from || (w >= 0 && h.before(y, static_cast<std::size_t>(w)));
+      for (std::uint32_t x : tail[b]) to = to || (w >= 0 && x != w && h.before(static_cast<std::size_t>(w), x));
+      if (pinned(p.buffers[b].storage) || (from && to)) live += p.buffers[b].size;
+    }
+    if (peak != m.peak_bytes || live != m.lower_bound_bytes)
+      c.err("CAP-5", path, "device " + in_quotes(p.devices[static_cast<std::size_t>(m.device)].id) + " has peak_bytes " + to_string(peak) +
+                               " (highest buffer end) and lower_bound_bytes " + to_string(live) + " (live at the witness)");
+  }
+}
+
+template <class T> struct is_vec : std::false_type {};
+template <class T> struct is_vec<std::vector<T>> : std::true_type {};
+
+// The first difference between two members of the same name (its first differing element for arrays).
+template <class T>
+void diff(std::string_view name, const T& want, const T& got, std::string& where) {
+  if (!where.empty() || codec::to_canonical(want) == codec::to_canonical(got)) return;
+  std::size_t i = 0;
+  if constexpr (is_vec<T>::value)
+    while (i < want.size() && i < got.size() && codec::to_canonical(want[i]) == codec::to_canonical(got[i])) ++i;
+  where = std::string(name) + (is_vec<T>::value ? "/" + std::to_string(i) : "");
+}
+
+// REFBIND-1 and ALIGN-3: re-derives the reference normal form (BindReferenceQueueTargetPass,
+// BindReferenceSlotTargetPass) from the parent and compares. Target facts (device kind and
+// memory, engines, implementation names, bindings, memory figures) are taken from `got`; the
+// other families check them.
+void reference(check::Ctx& c, const PortablePlanIR& pp, const ConcretePlanIR& got, const Env& env) {
+  const std::size_t nt = pp.tasks.size();  // tasks in index order (QUEUE-4 / SLOT-3 reject it when that is not topological)
+  ConcretePlanIR e = got;  // then every derived member is rebuilt
+  e.rules = {"bind.reference.buffer", "bind.reference.task"};
+  e.tokens.clear();
+  e.queue.reset();
+  e.slot.reset();
+  // Devices: the tasks' rank sets when they are non-empty, pairwise equal or disjoint, and of
+  // one size (in their order), else one device without ranks; one "hbm" region of alignment 16 each.
+  std::map<Indices, Index> sets;
+  std::unordered_map<Index, int> owners;
+  for (const auto& t : pp.tasks) sets.emplace(t.ranks, 0);
+  bool disjoint = nt > 0;
+  for (const auto& [r, d] : sets) {
+    disjoint = disjoint && !r.empty();
+    for (Index x : r) disjoint = disjoint && ++owners[x] == 1;
+    disjoint = disjoint && r.size() == sets.begin()->first.size();
+  }
+  if (!disjoint) sets = {{Indices{}, 0}};
+  e.devices.clear();
+  e.regions.clear();
+  for (auto& [r, d] : sets) {
+    d = static_cast<Index>(e.devices.size());
+    const Device* g = e.devices.size() < got.devices.size() ? &got.devices[e.devices.size()] : nullptr;
+    std::string id = r.empty() ? std::string("dev:ref") : "dev:r" + std::to_string(r.front());
+    e.devices.push_back(Device{id, g ? g->kind : "", g ? g->memory_bytes : Int(0), r});
+    e.regions.push_back(Region{16, e.devices.back().memory_bytes, d, "r:" + id, Int(0), "hbm"});
+  }
+  auto dev_of = [&](std::size_t t) { return disjoint ? sets.at(pp.tasks[t].ranks) : Index{0}; };
+  // Buffers in canonical order on their home device (producer, first consumer, the task planned
+  // from the same source, else device 0): a_i = max(16, r_i), o_i = ceil((o_{i-1} + s_{i-1}) / a_i) a_i.
+  std::unordered_map<std::string_view, std::size_t> by_source;
+  for (std::size_t t = 0; t < nt; ++t)
+    if (!pp.tasks[t].lineage.sources.empty()) by_source.emplace(pp.tasks[t].lineage.sources[0], t);
+  std::vector<Int> end(e.devices.size());
+  e.buffers.clear();
+  for (const auto& pb : pp.buffers) {
+    auto it = pb.lineage.sources.empty() ? by_source.end() : by_source.find(pb.lineage.sources[0]);
+    std::int64_t home = pb.producer ? *pb.producer : !pb.consumers.empty() ? pb.consumers.front() : it != by_source.end() ? static_cast<std::int64_t>(it->second) : -1;
+    const Index d = home < 0 ? 0 : dev_of(static_cast<std::size_t>(home));
+    auto v = pb.size.eval(env);
+    if (!v || *v < 0 || boost::multiprecision::denominator(*v) != 1) return c.err("REFBIND-1", "/payload/buffers", "portable buffer " + in_quotes(pb.id) + " has no integer size under the bindings");
+    const std::int64_t a = std::max<std::int64_t>(16, pb.alignment);
+    Int& o = end[static_cast<std::size_t>(d)];
+    o = (o + a - 1) / a * a;
+    e.buffers.push_back(ConcreteBuffer{a, "cb:" + pb.id, Lineage{LineageKind::derived, "bind.reference.buffer", {pb.id}}, o, d, boost::multiprecision::numerator(*v), pb.storage});
+    o += e.buffers.back().size;
+  }
+  // Commands in the task order; a transfer is routed to its peer's device (the first send a
+  // receive depends on; the first receive that depends on a send).
+  std::vector<Index> peer(nt, -1);
+  e.commands.resize(nt);
+  for (std::size_t t = 0; t < nt; ++t) {
+    const PortableTask& pt = pp.tasks[t];
+    std::string impl = t < got.commands.size() ? got.commands[t].implementation : "";
+    e.commands[t] = Command{{}, pt.dependencies, dev_of(t), "c:" + pt.id, impl, kCommand[static_cast<std::size_t>(pt.kind)],
+                            Lineage{LineageKind::derived, "bind.reference.task", {pt.id}}, pt.inputs, {}, {}, pt.outputs, pt.repeat, pt.work};
+    for (Index u : pt.dependencies)
+      if (pt.kind == TaskKind::recv && pp.tasks[static_cast<std::size_t>(u)].kind == TaskKind::send) {
+        peer[t] = peer[t] < 0 ? dev_of(static_cast<std::size_t>(u)) : peer[t];
+        peer[static_cast<std::size_t>(u)] = peer[static_cast<std::size_t>(u)] < 0 ? dev_of(t) : peer[static_cast<std::size_t>(u)];
+      }
+  }
+  if (e.target == TargetKind::queue) {  // per device: collective, compute, host, transfer queues, in task order
+    std::map<std::pair<Index, QueueKind>, Indices> qs;
+    for (std::size_t t = 0; t < nt; ++t) qs[{e.commands[t].device, kQueue[static_cast<std::size_t>(pp.tasks[t].kind)]}].push_back(static_cast<Index>(t));
+    e.queue.emplace();
+    for (auto& [k, cmds] : qs) e.queue->queues.push_back(Queue{std::move(cmds), k.first, "q:" + e.devices[static_cast<std::size_t>(k.first)].id + ":" + std::string(codec::enum_name(k.second)), k.second});
+  } else {  // issue(t_i) = (cycle i, slot 0); one route per transfer
+    e.slot.emplace();
+    for (std::size_t t = 0; t < nt; ++t) {
+      e.slot->issue.push_back(Issue{static_cast<std::int64_t>(t), 0});
+      const Index own = e.commands[t].device, other = peer[t] < 0 ? own : peer[t];
+      if (pp.tasks[t].kind == TaskKind::send || pp.tasks[t].kind == TaskKind::recv)
+        e.slot->routes.push_back(pp.tasks[t].kind == TaskKind::send ? Route{static_cast<Index>(t), other, own} : Route{static_cast<Index>(t), own, other});
+    }
+  }
+  if (e.buffers.size() == got.buffers.size())  // ALIGN-3 on the offsets, then REFBIND-1 on everything else
+    for (std::size_t i = 0; i < e.buffers.size(); ++i) {
+      if (e.buffers[i].offset != got.buffers[i].offset)
+        c.err("ALIGN-3", at("buffers", i, "offset"), "the reference recurrence places buffer " + in_quotes(e.buffers[i].id) + " at offset " + to_string(e.buffers[i].offset) +
+                                                         " (a_i = " + std::to_string(e.buffers[i].alignment) + ")");
+      e.buffers[i].offset = got.buffers[i].offset;
+    }
+  std::string where;
+  std::apply([&](const auto&... f) { (diff(f.name, e.*(f.ptr), got.*(f.ptr), where), ...); }, ConcretePlanIR::fields());
+  if (!where.empty()) c.err("REFBIND-1", "/payload/" + where, "the plan declares the reference binding but differs here from the normal form re-derived from its parent");
+}
+
+bool same_work(const Work& a, const Work& b) {
+  return a.matrix_ops == b.matrix_ops && a.vector_ops == b.vector_ops && a.read_bytes == b.read_bytes && a.write_bytes == b.write_bytes &&
+         a.message_bytes == b.message_bytes && a.temporary_bytes == b.temporary_bytes && a.persistent_bytes == b.persistent_bytes;
+}
+
+}  // namespace
+
+void bind(check::Ctx& c, const ConcretePlanIR& p, bool families_ok) {
+  const std::size_t nd = p.devices.size();
+  for (std::size_t i = 0; i < p.engines.size(); ++i) check::ref(c, p.engines[i].device, nd, at("engines", i, "device"));
+  // IMPL-2: device ranks are sorted ranks of the deployment, each on one device, and every
+  // device stands for as many ranks as device 0 (so none has ranks, or all have).
+  std::unordered_map<Index, std::size_t> owner;
+  for (std::size_t d = 0; d < nd; ++d) {
+    const auto& r = p.devices[d].ranks;
+    if (r.size() != p.devices[0].ranks.size()) c.err("IMPL-2", at("devices", d, "ranks"), "every device must stand for as many ranks as device 0");
+    for (std::size_t k = 0; k < r.size(); ++k)
+      if (r[k] < 0 || r[k] >= p.world_size || !owner.emplace(r[k], d).second || (k > 0 && r[k] <= r[k - 1]))
+        c.err("IMPL-2", at("devices", d, "ranks", static_cast<std::int64_t>(k)), "rank " + std::to_string(r[k]) + " is outside the deployment of " +
+                                                                                      std::to_string(p.world_size) + " devices, out of order, or on two devices");
+  }
+  if (!families_ok) return;
+  std::vector<std::int64_t> signaller(p.tokens.size(), -1);
+  for (std::size_t v = 0; v < p.commands.size(); ++v)
+    for (Index t : p.commands[v].signals) signaller[static_cast<std::size_t>(t)] = static_cast<std::int64_t>(v);
+  race(c, p, signaller);
+}
+
+void portable_to_concrete(check::Ctx& c, const PortablePlanIR& pp, const ConcretePlanIR& p) {
+  const std::size_t nt = pp.tasks.size(), npb = pp.buffers.size(), nd = p.devices.size();
+  auto bad = [](Index i, std::size_t n) { return i < 0 || static_cast<std::size_t>(i) >= n; };
+  for (const auto& cmd : p.commands)  // a snapshot with a REF-1 finding is not checked further
+    if (bad(cmd.device, nd) || std::any_of(cmd.reads.begin(), cmd.reads.end(), [&](Index b) { return bad(b, p.buffers.size()); }) ||
+        std::any_of(cmd.writes.begin(), cmd.writes.end(), [&](Index b) { return bad(b, p.buffers.size()); }))
+      return;
+  if (std::any_of(p.engines.begin(), p.engines.end(), [&](const Engine& e) { return bad(e.device, nd); })) return;
+  std::unordered_map<std::string_view, std::size_t> task_of, buf_of;
+  std::unordered_map<std::string_view, const Implementation*> impl_of;
+  std::vector<std::vector<const Capability*>> runs(nd);  // what the engines of each device run
+  for (std::size_t i = 0; i < nt; ++i) task_of.emplace(pp.tasks[i].id, i);
+  for (std::size_t i = 0; i < npb; ++i) buf_of.emplace(pp.buffers[i].id, i);
+  for (const auto& im : p.implementations) impl_of.emplace(im.id, &im);
+  for (const auto& e : p.engines)
+    for (const auto& cap : e.capabilities) runs[static_cast<std::size_t>(e.device)].push_back(&cap);
+  // CAP-4: bindings are values the parent's symbols allow; every portable buffer is bound, each
+  // binding with its size under the bindings, its storage and at least its alignment.
+  std::unordered_map<std::string_view, Rat> values;
+  for (std::size_t k = 0; k < p.bindings.size(); ++k) {
+    const auto& b = p.bindings[k];
+    auto s = std::find_if(pp.symbols.begin(), pp.symbols.end(), [&](const Symbol& x) { return x.name == b.symbol; });
+    if (s == pp.symbols.end() || b.value < s->min || (s->max && b.value > *s->max) || b.value % s->divisible_by != 0 || !values.emplace(b.symbol, Rat(b.value)).second)
+      c.err("CAP-4", "/payload/bindings/" + std::to_string(k), "binding " + b.symbol + " = " + to_string(b.value) + " is repeated or not a value the parent's symbol allows");
+  }
+  Env env = [&](std::string_view s) { auto it = values.find(s); return it == values.end() ? std::nullopt : std::optional<Rat>(it->second); };
+  std::vector<std::int64_t> src(p.buffers.size(), -1);
+  std::vector<char> bound(npb, 0);
+  for (std::size_t i = 0; i < p.buffers.size(); ++i) {
+    const auto& b = p.buffers[i];
+    auto it = b.lineage.sources.size() == 1 ? buf_of.find(b.lineage.sources[0]) : buf_of.end();
+    if (it == buf_of.end()) continue;  // introduced by the binder: only the snapshot families apply
+    const auto& pb = pp.buffers[it->second];
+    src[i] = static_cast<std::int64_t>(it->second);
+    bound[it->second] = 1;
+    auto v = pb.size.eval(env);
+    if (!v || *v != Rat(b.size) || b.storage != pb.storage || b.alignment < pb.alignment)
+      c.err("CAP-4", at("buffers", i), "a binding of portable buffer " + in_quotes(pb.id) + " must have its size (" + (v ? to_string(*v) : pb.size.str() + ", unbound") +
+                                           "), its storage and at least its alignment");
+  }
+  for (std::size_t j = 0; j < npb; ++j)
+    if (!bound[j]) c.err("CAP-4", "/payload/buffers", "portable buffer " + in_quotes(pp.buffers[j].id) + " is bound to no buffer");
+  // WORK-4, IMPL-1, RACE-4 per command.
+  std::unordered_map<std::uint64_t, std::int64_t> instances;  // (task, device) -> instances
+  std::vector<std::uint32_t> rd(npb, 0), wr(npb, 0);
+  for (std::size_t v = 0; v < p.commands.size(); ++v) {
+    const Command& cmd = p.commands[v];
+    auto it = cmd.lineage.sources.size() == 1 ? task_of.find(cmd.lineage.sources[0]) : task_of.end();
+    if (it == task_of.end()) {  // else only a copy of one portable buffer, introduced by the binder
+      if (cmd.kind != CommandKind::copy || cmd.lineage.sources.size() != 1 || !buf_of.count(cmd.lineage.sources[0]))
+        c.err("WORK-4", at("commands", v, "lineage/sources"), "a command must derive from exactly one portable task, or be a copy of one portable buffer");
+      continue;
+    }
+    const PortableTask& t = pp.tasks[it->second];
+    if (cmd.kind != kCommand[static_cast<std::size_t>(t.kind)] || cmd.repeat < 1 || !same_work(cmd.work, t.work))
+      c.err("WORK-4", at("commands", v), "a command of task " + in_quotes(t.id) + " must have its kind and work and repeat >= 1");
+    instances[(static_cast<std::uint64_t>(it->second) << 32) | static_cast<std::uint32_t>(cmd.device)] += cmd.repeat;
+    auto im = impl_of.find(cmd.implementation);
+    const auto& has = runs[static_cast<std::size_t>(cmd.device)];
+    for (const auto& r : t.requires_)
+      if (im == impl_of.end() || std::none_of(im->second->provides.begin(), im->second->provides.end(), [&](const Capability& x) { return same(x, r); }) ||
+          std::none_of(has.begin(), has.end(), [&](const Capability* x) { return same(*x, r); }))
+        c.err("IMPL-1", at("commands", v, "implementation"), "task " + in_quotes(t.id) + " requires " + codec::to_canonical(r) + ": implementation " +
+                                                                 in_quotes(cmd.implementation) + " is not declared, does not provide it, or no engine of the device runs it");
+    const auto epoch = static_cast<std::uint32_t>(v + 1);
+    for (Index b : cmd.reads)
+      if (std::int64_t s = src[static_cast<std::size_t>(b)]; s >= 0) rd[static_cast<std::size_t>(s)] = epoch;
+    for (Index b : cmd.writes)
+      if (std::int64_t s = src[static_cast<std::size_t>(b)]; s >= 0) wr[static_cast<std::size_t>(s)] = epoch;
+    if (!std::all_of(t.inputs.begin(), t.inputs.end(), [&](Index b) { return rd[static_cast<std::size_t>(b)] == epoch; }) ||
+        !std::all_of(t.outputs.begin(), t.outputs.end(), [&](Index b) { return wr[static_cast<std::size_t>(b)] == epoch; }))
+      c.err("RACE-4", at("commands", v), "the command must read a binding of every input and write a binding of every output of task " + in_quotes(t.id));
+  }
+  // WORK-4: with device ranks, a task's devices partition its ranks; without, it has one device;
+  // either way each of its devices runs exactly its repeat instances.
+  std::vector<std::vector<std::pair<std::size_t, std::int64_t>>> per(nt);
+  for (const auto& [k, count] : instances) per[k >> 32].emplace_back(k & 0xffffffffu, count);
+  const bool ranked = !p.devices.empty() && !p.devices[0].ranks.empty();
+  for (std::size_t t = 0; t < nt; ++t) {
+    const Indices& R = pp.tasks[t].ranks;
+    std::size_t covered = 0;
+    bool ok = !per[t].empty() && (ranked || per[t].size() == 1);
+    for (const auto& [d, count] : per[t]) {
+      ok = ok && count == pp.tasks[t].repeat;
+      for (Index r : p.devices[d].ranks) ok = ok && std::binary_search(R.begin(), R.end(), r);
+      covered += p.devices[d].ranks.size();
+    }
+    if (!ok || (ranked && covered != R.size()))
+      c.err("WORK-4", "/payload/commands", "task " + in_quotes(pp.tasks[t].id) + " must run its " + std::to_string(pp.tasks[t].repeat) + " instances on devices " +
+                                               (ranked ? "whose ranks partition its ranks" : "(one device, as no device has ranks)"));
+  }
+  if (std::find(p.rules.begin(), p.rules.end(), "bind.reference.task") != p.rules.end()) reference(c, pp, p, env);
+}
+
+}  // namespace plancert::layers
