@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // plancert: one program, one subcommand per job (ARCHITECTURE.md, "Command line").
 #include "cli/commands.h"
+#include "cli/fuzz_cmd.h"
 #include "cli/infer_cmd.h"
 #include "cli/prove_cmd.h"
 #include "core/diag.h"
@@ -47,6 +48,9 @@ int main(int argc, char** argv) {
   cli::ProveOptions po;
   auto* prove = cli::add_prove_command(app, po);
 
+  cli::FuzzOptions fo;
+  auto* fuzz = cli::add_fuzz_command(app, fo);
+
   std::string code;
   bool list = false;
   auto* explain = app.add_subcommand("explain", "Print an obligation's rule, witness and complexity from spec/");
@@ -61,6 +65,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (*verify) return cli::run_verify(vo);
+    if (*fuzz) return cli::run_fuzz(fo);
     if (*prove) {
       po.megatron = prove->remaining();
       return cli::run_prove(po);

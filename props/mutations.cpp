@@ -5,6 +5,7 @@
 
 #include "passes/bind/bind.h"
 #include "passes/bind/common.h"
+#include "props/oracle.h"
 
 #include <algorithm>
 #include <map>
@@ -190,10 +191,12 @@ class Catalog {
  public:
   void add(std::string name, std::string code, std::string layer, MutateFn f, std::vector<std::string> implied = {},
            std::optional<TargetKind> target = std::nullopt) {
-    v_.push_back(Mutation{std::move(name), std::move(code), std::move(layer), std::move(f), std::move(implied), target, false});
+    v_.push_back(Mutation{std::move(name), std::move(code), std::move(layer), std::move(f), std::move(implied), target, false, {}});
   }
   /// Marks the last operator as needing an inference chain.
   void inference() { v_.back().inference = true; }
+  /// Gives the last operator an independent oracle for harmless mutants.
+  void oracle(std::function<bool(const AnySnapshot*, const AnySnapshot&)> f) { v_.back().valid = std::move(f); }
   template <class P, class F>
   void edit(std::string name, std::string code, F f, std::optional<TargetKind> target = std::nullopt, std::vector<std::string> implied = {}) {
     if (name.find('.') == std::string::npos) name += "." + short_of<P>();
@@ -1812,6 +1815,19 @@ void bind_ops(Catalog& c) {
     if (!p.memory.empty()) bind::detail::fill_memory(p);  // the figures follow the accesses (else CAP-5 hides RACE-4)
     return true;
   });
+  // Generic: drop one token wait. Harmless when other edges still order every conflicting
+  // access (the wait was redundant): the all-pairs race checker of oracle.h decides that,
+  // independently of the RACE verifier.
+  c.edit<P>("token_wait_dropped", "RACE-1", [](P& p, Pick& pk, const AnySnapshot*) {
+    std::vector<std::size_t> vs;
+    for (std::size_t v = 0; v < p.commands.size(); ++v)
+      if (!p.commands[v].waits.empty()) vs.push_back(v);
+    if (vs.empty()) return false;
+    auto& w = p.commands[pk.from(vs)].waits;
+    w.erase(w.begin() + static_cast<std::ptrdiff_t>(pk(w.size())));
+    return true;
+  }, std::nullopt, {"RACE-2", "CAP-5"});
+  c.oracle([](const AnySnapshot*, const AnySnapshot& m) { return !brute_force_race(std::get<Snapshot<ConcretePlanIR>>(m).payload); });
   // WORK-4: a command's work differs from its task's by one byte.
   c.edit<P>("command_work_changed", "WORK-4", [](P& p, Pick& pk, const AnySnapshot* parent) {
     std::vector<std::size_t> vs;

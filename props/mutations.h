@@ -45,6 +45,9 @@ struct Mutation {
   std::vector<std::string> implied;   ///< codes the verifiers necessarily report with `code`
   std::optional<TargetKind> target;   ///< concrete target the operator needs, if any
   bool inference = false;             ///< needs an inference chain (a model with a KV-cache state)
+  /// Independent oracle for operators whose mutants can be harmless: true when the mutant is
+  /// really valid (then its acceptance is correct). Empty: every mutant must be rejected.
+  std::function<bool(const AnySnapshot* parent, const AnySnapshot& mutant)> valid;
 };
 
 /// The catalog: at least one operator for every obligation ID the trusted core emits.

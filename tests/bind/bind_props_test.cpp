@@ -14,24 +14,6 @@
 namespace plancert::bindtest {
 namespace {
 
-rc::Gen<TrainKnobs> knobs() {
-  return rc::gen::map(rc::gen::tuple(rc::gen::inRange(0, 64), rc::gen::inRange(0, 64), rc::gen::inRange(1, 5), rc::gen::inRange(0, 3)), [](const auto& t) {
-    const auto& [a, b, m, rec] = t;
-    TrainKnobs k;
-    k.tp = 1 + (a & 1);
-    k.pp = 1 + ((a >> 1) & 1);
-    k.dp = 1 + ((a >> 2) & 1);
-    k.layers = (a >> 3) & 1 ? 4 : 2;
-    k.sequence_parallel = (a >> 4) & 1;
-    k.distributed_optimizer = (a >> 5) & 1;
-    k.microbatches = m;
-    k.seq = b & 1 ? 16 : 8;
-    k.interleave = (b >> 1) & 1 && k.pp > 1 ? 2 : 1;
-    k.microbatch = 1 + ((b >> 2) & 1);
-    k.recompute = static_cast<frontend::Recompute>(rec);
-    return k;
-  });
-}
 
 std::string text_of(const Rejection& r) {
   std::string t;
@@ -45,7 +27,7 @@ std::vector<ConcretePlanIR> all_binders(const PortablePlanIR& p, const bind::Tar
 }
 
 RC_GTEST_PROP(BindProps, TrainingPlansBindThroughTheGate, ()) {
-  const TrainKnobs k = *knobs();
+  const TrainKnobs k = *props::train_knobs();
   auto c = train_chain(k);
   RC_PRE(c.has_value());
   const auto plans = all_binders(c->portable->payload(), permissive_target(), deployment(k.tp * k.pp * k.dp), {}, &c->dist->payload());

@@ -5,6 +5,9 @@
 /// verdict helper and an independent brute-force race checker.
 #pragma once
 
+#include "props/harness.h"
+#include "props/oracle.h"
+
 #include "passes/bind/bind.h"
 #include "passes/frontend/configs.h"
 #include "verifiers/gate.h"
@@ -16,11 +19,7 @@
 namespace plancert::bindtest {
 
 /// Knobs of a small training configuration.
-struct TrainKnobs {
-  std::int64_t tp = 1, pp = 1, dp = 1, layers = 2, microbatches = 2, microbatch = 1, seq = 16, interleave = 1;
-  bool sequence_parallel = false, distributed_optimizer = false;
-  frontend::Recompute recompute = frontend::Recompute::None;
-};
+using props::TrainKnobs;
 
 /// A chain committed through the gate by the real training passes.
 struct TrainChain {
@@ -45,11 +44,7 @@ std::set<std::string> verdict(const PortablePlanIR& parent, const ConcretePlanIR
 /// Codes of verify_snapshot alone.
 std::set<std::string> snapshot_verdict(const ConcretePlanIR& child, std::string* text = nullptr);
 
-/// Independent all-pairs checker (O(C^2 + B^2 + C x E) with a full transitive closure): true
-/// when two different commands access one buffer, one writing, unordered by happens-before, or
-/// two overlapping buffers of one device (pinned or accessed) have a pinned one or lifetimes
-/// not ordered as wholes. `why` gets a description.
-bool brute_force_race(const ConcretePlanIR& plan, std::string* why = nullptr);
+using props::brute_force_race;
 
 /// Number of waits in the plan.
 std::size_t wait_count(const ConcretePlanIR& plan);

@@ -159,6 +159,67 @@ def certify_outputs_verify(tmp: Path):
     check(v.returncode == 1 and [d["code"] for d in json.loads(v.out)["diagnostics"]] == ["DIGEST-5"], f"wrong parent\n{show(v)}")
 
 
+@case
+def certify_target_queue(tmp: Path):
+    """certify --target queue: the ConcretePlanIR is written with the rest, verifies against
+    its parent, and the report carries the planner's figures with peak >= lower bound and the
+    peak within 5% of the lower bound and below the no-reuse layout (the default example)."""
+    out, report = tmp / "out", tmp / "report.json"
+    r = run("certify", "--target", "queue", "--out", out, "--report", report, cwd=tmp, timeout=300)
+    check(r.returncode == 0 and r.out.rstrip().endswith("certified"), f"certify --target queue must succeed\n{show(r)}")
+    names = sorted(p.name for p in out.iterdir())
+    check(names == ["concrete.json", "distributed.json", "model.json", "portable.json"], f"--out holds {names}")
+    c = canonical_digest(out / "concrete.json")
+    p = canonical_digest(out / "portable.json")
+    check(c["schema"] == "ConcretePlanIR" and c["parents"] == [p["digest"]], "concrete.json is a ConcretePlanIR child of portable.json")
+    rep = json.loads(report.read_text(encoding="utf-8"))
+    con = rep["concrete"]
+    check(con["target"] == "queue" and con["digest"] == c["digest"], "report concrete.target / digest")
+    check(con["commands"] == len(c["payload"]["commands"]) and con["queues"] == len(c["payload"]["queue"]["queues"]), "report concrete.commands / queues")
+    check([s["ir"] for s in rep["stages"]][-1] == "ConcretePlanIR", "the ConcretePlanIR is the last committed stage")
+    check(len(con["memory"]) == len(c["payload"]["devices"]), "one memory entry per device")
+    for m in con["memory"]:
+        peak, low, naive, cap = (int(m[k]) for k in ("peak_bytes", "lower_bound_bytes", "naive_bytes", "capacity_bytes"))
+        check(low <= peak <= naive and peak <= cap, f"{m['device']}: lower bound <= peak <= no reuse, peak <= capacity: {m}")
+        check(peak * 100 <= low * 105, f"{m['device']}: the planner's peak is within 5% of its lower bound: {m}")
+        check(naive > peak, f"{m['device']}: reuse saves memory: {m}")
+    v = run("verify", out / "concrete.json", "--parent", out / "portable.json", timeout=300)
+    check(v.returncode == 0 and v.out.startswith("accepted: "), f"verify concrete.json --parent portable.json\n{show(v)}")
+
+
+@case
+def certify_target_reference_slot(tmp: Path):
+    r = run("certify", "--target", "reference-slot", cwd=tmp, timeout=300)
+    check(r.returncode == 0 and "BindReferenceSlotTargetPass" in r.out, f"certify --target reference-slot\n{show(r)}")
+    check(not any(tmp.iterdir()), "no --out: nothing written")
+
+
+@case
+def certify_target_unknown(tmp: Path):
+    r = run("certify", "--target", "tpu-v9", cwd=tmp)
+    one_line_error(r, "CONFIG-6")
+    check(not any(tmp.iterdir()), "a refused target writes nothing")
+
+
+@case
+def fuzz_list_and_pass(tmp: Path):
+    r = run("fuzz", "--list")
+    check(r.returncode == 0 and "BindQueueTargetPass" in r.out and "PlanTransformerTrainingPass" in r.out, f"fuzz --list\n{show(r)}")
+    r = run("fuzz", "--pass", "BindReferenceQueueTargetPass", "--runs", "30", "--seed", "3")
+    check(r.returncode == 0 and "30 cases passed" in r.out, f"fuzz --pass must pass\n{show(r)}")
+    check("cases/s" in r.err, f"fuzz prints a progress line on stderr\n{show(r)}")
+    r = run("fuzz", "--pass", "NoSuchPass")
+    one_line_error(r, "CONFIG-6")
+
+
+@case
+def fuzz_mutations(tmp: Path):
+    r = run("fuzz", "--mutations", "--runs", "2", "--seed", "5", timeout=600)
+    check(r.returncode == 0, f"the mutation campaign must reject every mutant\n{show(r)}")
+    last = r.out.rstrip().splitlines()[-1]
+    check(last.endswith("0 operator(s) failing"), f"summary line: {last}")
+
+
 # ---------------------------------------------------------------------------
 # (b) bad input: exit code and a one-line diagnostic
 

@@ -50,6 +50,10 @@ TEST_P(Mutations, MutantIsRejectedWithItsCode) {
     RC_PRE(mutant.has_value());
     ++produced;
     const Verdict v = judge(c, *mutant);
+    if (v.codes.empty() && m.valid && m.valid(parent ? &*parent : nullptr, mutant->child)) {
+      RC_TAG("harmless (oracle)");
+      return;
+    }
     if (!v.codes.count(m.code)) RC_FAIL(m.name + ": expected " + m.code + ", got " + join(v.codes) + "\n" + v.text);
     std::set<std::string> allowed(m.implied.begin(), m.implied.end());
     allowed.insert(m.code);

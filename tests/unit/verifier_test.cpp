@@ -13,7 +13,7 @@ Lineage derived(std::string src) { return Lineage{LineageKind::derived, "bind", 
 ConcretePlanIR plan3() {
   ConcretePlanIR p;
   p.rules = {"bind"};
-  p.devices = {Device{"gpu0", "gpu", Int(1) << 30}};
+  p.devices = {Device{"gpu0", "gpu", Int(1) << 30, {}}};
   p.regions = {Region{256, Int(1) << 20, 0, "hbm0", 0, "hbm"}};
   for (int i = 0; i < 3; ++i) {
     Command c;
