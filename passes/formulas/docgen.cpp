@@ -183,7 +183,8 @@ std::string formulas_page() {
   o << "The page shows " << nformulas << " declared closed forms of " << docs.size()
     << " passes. Each is rendered from the exact expression the code declares (``passes/formulas/``), "
        "first factored, then term by term when that reads differently. When this page was generated, every one "
-       "was compared with what its pass derives when run with symbolic :math:`B` and :math:`s` at each listed "
+       "was compared with what its pass derives when run with a symbolic workload (:math:`B` and :math:`s` for "
+       "training, :math:`b` and :math:`c` for inference), or at the concrete values an instance binds, at each listed "
        "instantiation of the other symbols: "
     << checks.size()
     << " comparisons, all exactly equal (``Expr`` equality of polynomials over the rationals). A declared form that "

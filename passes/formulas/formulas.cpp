@@ -5,6 +5,7 @@
 
 #include "passes/formulas/registry.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace plancert::formulas {
@@ -14,6 +15,8 @@ const std::vector<PassDoc>& pass_docs() {
     std::vector<PassDoc> v;
     // One line per group of passes, in pipeline order (see registry.h).
     detail::add_training_docs(v);
+    detail::add_inference_docs(v);
+    detail::add_binding_docs(v);
     return v;
   }();
   return docs;
@@ -59,11 +62,60 @@ Expr instantiate(const DeclaredFormula& f, const Bindings& b) {
   num = substitute(num, bound);
   den = substitute(den, bound);
   for (const auto& s : num.symbols())
-    if (s != "B" && s != "s") throw std::invalid_argument(f.name + ": symbol " + s + " has no value in this instance");
+    if (std::find(f.workload.begin(), f.workload.end(), s) == f.workload.end())
+      throw std::invalid_argument(f.name + ": symbol " + s + " has no value in this instance");
   auto c = den.constant();
   if (!c) throw std::invalid_argument(f.name + ": the denominator " + den.str() + " is not constant in this instance");
   if (*c == 0) throw std::invalid_argument(f.name + ": the denominator is zero in this instance");
   return num / *c;
+}
+
+namespace {
+
+// Positive rational content of the terms of a and b: gcd of the numerators over lcm of the
+// denominators (0 when both are zero).
+Rat content(const Expr& a, const Expr& b) {
+  Int g = 0, l = 1;
+  for (const Expr* e : {&a, &b})
+    for (const auto& t : e->terms()) {
+      g = boost::multiprecision::gcd(g, Int(boost::multiprecision::abs(boost::multiprecision::numerator(t.coef))));
+      l = boost::multiprecision::lcm(l, Int(boost::multiprecision::denominator(t.coef)));
+    }
+  return make_rat(g, l);
+}
+
+}  // namespace
+
+Expr comparable(const Expr& e) {
+  Expr out;
+  for (const auto& t : e.terms()) {
+    Expr prod(t.coef);
+    for (const auto& f : t.mono) {
+      const Atom& a = *f.atom;
+      Expr base;
+      if (a.kind == Atom::Kind::Symbol) {
+        base = Expr::symbol(a.name);
+      } else {
+        Expr x = comparable(a.args[0]), y = comparable(a.args[1]);
+        const bool extremum = a.kind == Atom::Kind::Max || a.kind == Atom::Kind::Min;
+        const Rat k = extremum ? content(x, y) : Rat(1);
+        if (k != 0 && k != 1) {
+          x = x / k;
+          y = y / k;
+        }
+        switch (a.kind) {
+          case Atom::Kind::Ceil: base = Expr::ceil_div(x, y); break;
+          case Atom::Kind::Floor: base = Expr::floor_div(x, y); break;
+          case Atom::Kind::Max: base = Expr::max(x, y); break;
+          default: base = Expr::min(x, y); break;
+        }
+        if (k != 0 && k != 1) base = Expr(k) * base;
+      }
+      for (unsigned p = 0; p < f.power; ++p) prod = prod * base;
+    }
+    out = out + prod;
+  }
+  return out;
 }
 
 std::vector<Check> check_formula(const PassDoc& pass, const DeclaredFormula& f) {
@@ -76,8 +128,8 @@ std::vector<Check> check_formula(const PassDoc& pass, const DeclaredFormula& f) 
       c.what = d.what;
       c.instance = inst;
       try {
-        c.declared = instantiate(f, inst);
-        c.derived = d.derive(inst);
+        c.declared = comparable(instantiate(f, inst));
+        c.derived = comparable(d.derive(inst));
       } catch (const std::exception& e) {
         c.error = e.what();
         c.declared = c.derived = Expr();

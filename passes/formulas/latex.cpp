@@ -148,7 +148,10 @@ void require_nonzero(const Expr& den) {
 
 LatexStyle LatexStyle::standard() {
   LatexStyle s;
-  s.order = {"B_g", "B", "b", "m", "d_p", "q", "c", "s", "l", "h", "a", "n", "k", "d", "F", "V", "p", "v", "t", "e"};
+  s.order = {"B_g", "B", "b", "m", "d_p", "q", "c", "s", "l", "h", "H", "a", "n", "k", "d", "F", "V", "p", "v", "t", "e"};
+  // The buffer recurrence of the reference binders: o_{i-1} and s_{i-1} are symbols of the
+  // formula for o_i (a symbol name cannot hold "i-1").
+  s.names = {{"o_prev", "o_{i-1}"}, {"s_prev", "s_{i-1}"}};
   return s;
 }
 

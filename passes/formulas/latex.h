@@ -24,7 +24,8 @@ struct LatexStyle {
   std::vector<std::string> order;
   /// LaTeX of a symbol, overriding the default spelling (see latex_symbol()).
   std::map<std::string, std::string, std::less<>> names;
-  /// The style of the formulas page, factor order \f$B_g, B, b, m, d_p, q, c, s, l, h, a, n, k, d, F, V, p, v, t, e\f$.
+  /// The style of the formulas page, factor order \f$B_g, B, b, m, d_p, q, c, s, l, h, H, a, n, k, d, F, V, p, v, t, e\f$;
+  /// `o_prev` and `s_prev` are written \f$o_{i-1}\f$ and \f$s_{i-1}\f$.
   static LatexStyle standard();
 };
 

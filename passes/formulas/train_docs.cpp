@@ -22,15 +22,6 @@ using frontend::StrategyConfig;
 
 Expr sym(const char* name) { return Expr::symbol(name); }
 
-std::int64_t need(const Bindings& b, std::string_view key) {
-  auto it = b.find(key);
-  if (it == b.end()) throw std::invalid_argument("the instance gives no value for " + std::string(key));
-  return it->second;
-}
-std::int64_t value_or(const Bindings& b, std::string_view key, std::int64_t fallback) {
-  auto it = b.find(key);
-  return it == b.end() ? fallback : it->second;
-}
 
 // ---- inputs built from the bindings ---------------------------------------------------------
 
@@ -192,24 +183,7 @@ Expr bytes_per_parameter(const Run& r) {
   return Expr(*s / *n);
 }
 
-// ---- building the records -------------------------------------------------------------------
-
-using Hook = std::function<Expr(const Bindings&)>;
-
-Derivation via(std::string what, Hook hook, std::vector<Bindings> instances) {
-  return Derivation{std::move(what), std::move(hook), std::move(instances)};
-}
-
-DeclaredFormula formula(std::string name, std::string lhs, std::string description, Expr rhs, Expr den, std::vector<Derivation> derivations) {
-  DeclaredFormula f;
-  f.name = std::move(name);
-  f.latex_lhs = std::move(lhs);
-  f.description = std::move(description);
-  f.rhs = std::move(rhs);
-  f.denominator = std::move(den);
-  f.derivations = std::move(derivations);
-  return f;
-}
+// (need, value_or, via and formula: registry.h.)
 
 // ---- BuildModelIR ---------------------------------------------------------------------------
 

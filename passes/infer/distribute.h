@@ -31,7 +31,12 @@ struct InferenceParallelism {
 /// residuals are replicated (replication t). With \f$k < t\f$ KV heads the KV projection, the
 /// key rotation and the cache write run on one KV head per rank, each computed by \f$t/k\f$
 /// ranks (replication \f$t/k\f$), so that summed over ranks the matrix work is the model's
-/// exactly (WORK-2). Each rank keeps its KV heads' cache,
+/// exactly (WORK-2): for a plain MLP and a vocabulary of V (LM head on the last position)
+/// \f[ F_{\mathrm{phase}} = b\big(l\,q\,(2H(a + 2k)d + 4cad + 2adH + 4HF) + 2HV\big), \f]
+/// i.e. per decoded token 2 operations per weight of every matrix product plus \f$4cad\f$ per
+/// layer (Pope et al.). The cache write of a layer stores \f$2bq\max(k/t, 1)de\f$ bytes per
+/// rank (the whole cache in the prefill, one token's keys and values in a decode step). Each
+/// rank keeps its KV heads' cache,
 /// \f[ C_{\mathrm{KV}} = 2bc\,\max(k/t, 1)\,d\,e \f]
 /// bytes per layer (\f$2bc(H/t)e\f$ for MHA).
 ///
