@@ -45,7 +45,9 @@ BindOutcome bind_and_commit(const Committed<PortablePlanIR>& portable, const Dis
   auto result = Gate::commit(portable, make_snapshot(std::move(plan), {portable.digest()}));
   if (const auto* r = std::get_if<Rejection>(&result)) {
     log << "rejected: the gate refused the output of " << pass << " (" << r->diagnostics.count() << " finding(s))\n";
-    for (const auto& x : r->diagnostics.all()) log << to_text(x) << "\n";
+    constexpr std::size_t kShown = 20;  // the first findings; the rest are usually the same requirement again
+    for (std::size_t i = 0; i < r->diagnostics.all().size() && i < kShown; ++i) log << to_text(r->diagnostics.all()[i]) << "\n";
+    if (r->diagnostics.count() > kShown) log << "... and " << r->diagnostics.count() - kShown << " more finding(s)\n";
     out.exit = static_cast<int>(Exit::Rejected);
     return out;
   }

@@ -3,6 +3,8 @@
 // the exact largest batch / context that fits.
 #include "cli/infer_cmd.h"
 
+#include "cli/bind_cmd.h"
+
 #include "cli/embedded.h"
 #include "cli/io.h"
 #include "passes/frontend/loaders.h"
@@ -44,13 +46,10 @@ void print_rejection(const passes::InferenceChain& c) {
   for (const auto& x : c.rejection.all()) std::cout << to_text(x) << "\n";
 }
 
-// Checks the phase against the model and the degrees: CONFIG-5 with the fields named.
-void validate(const passes::InferenceRequest& r, bool context_given) {
-  const ModelConfig& m = r.model;
-  if (context_given && m.max_positions && r.context > *m.max_positions)
-    throw InputError("CONFIG-5", "", "--context " + to_string(r.context) + " exceeds the model's maximum positions (" + m.source.file + ": " +
-                                         std::to_string(*m.max_positions) + ")");
-  frontend::StrategyConfig s;  // the inference deployment, as the shared cross-checks read it
+// The inference deployment as a strategy record, as the shared cross-checks and the
+// binders' DeploymentProfile read it (t x p ranks, no data parallelism).
+frontend::StrategyConfig inference_strategy(const passes::InferenceRequest& r) {
+  frontend::StrategyConfig s;
   s.name = "command line";
   s.tp = r.par.tp;
   s.pp = r.par.pp;
@@ -60,7 +59,16 @@ void validate(const passes::InferenceRequest& r, bool context_given) {
   s.source.file = "command line";
   s.source.format = frontend::SourceFormat::MegatronFlags;
   s.source.fields = {{"tp", {"--tp", ""}}, {"pp", {"--pp", ""}}, {"seq_length", {"--context", ""}}};
-  frontend::validate(m, s);
+  return s;
+}
+
+// Checks the phase against the model and the degrees: CONFIG-5 with the fields named.
+void validate(const passes::InferenceRequest& r, bool context_given) {
+  const ModelConfig& m = r.model;
+  if (context_given && m.max_positions && r.context > *m.max_positions)
+    throw InputError("CONFIG-5", "", "--context " + to_string(r.context) + " exceeds the model's maximum positions (" + m.source.file + ": " +
+                                         std::to_string(*m.max_positions) + ")");
+  frontend::validate(m, inference_strategy(r));
   if (m.vocab && *m.vocab % r.par.tp != 0)
     throw InputError("CONFIG-5", "", "command line: field '--tp': " + std::to_string(r.par.tp) + " does not divide the vocabulary (" + m.source.file + ": " +
                                          std::to_string(*m.vocab) + "), which the embedding and LM head split over TP ranks");
@@ -96,7 +104,8 @@ int run_certify_inference(const InferOptions& o) {
   if (o.phase.empty()) throw InputError("CONFIG-2", "", "inference options need --phase prefill|decode");
   if (o.phase != "prefill" && o.phase != "decode") throw InputError("CONFIG-6", "", "--phase \"" + o.phase.substr(0, 64) + "\": expected prefill or decode");
   if (!o.strategy.empty() || !o.extra.empty()) throw InputError("CONFIG-6", "", "--phase certifies inference: a training strategy (--strategy or Megatron-LM flags) does not apply");
-  if (!o.target.empty()) throw InputError("CONFIG-6", "", "--target " + o.target + ": target binding is not available in this build (see the README's status)");
+  if (!o.target.empty() && !is_bind_target(o.target))
+    throw InputError("CONFIG-6", "/target", "--target " + o.target + ": expected reference-queue, reference-slot or queue");
   if (o.max_batch && o.max_context) throw InputError("CONFIG-5", "", "give --max-batch or --max-context, not both");
   if (o.max_batch && !o.batch.empty()) throw InputError("CONFIG-5", "", "--max-batch finds the batch: do not give --batch too");
   if (o.max_context && !o.context.empty()) throw InputError("CONFIG-5", "", "--max-context finds the context: do not give --context too");
@@ -168,6 +177,18 @@ int run_certify_inference(const InferOptions& o) {
   stage("ModelIR", c.model->digest(), c.model->obligations());
   stage("DistributedTaskIR", c.dist->digest(), c.dist->obligations());
   stage("PortablePlanIR", c.plan->digest(), c.plan->obligations());
+  // Stage 4 (optional): bind to a target; nothing is written unless it is committed too.
+  BindOutcome bound;
+  if (!o.target.empty()) {
+    std::ostringstream bind_log;
+    bound = bind_and_commit(*c.plan, &c.dist->payload(), system, inference_strategy(r), o.target, "", bind_log);
+    if (bound.exit != 0) {
+      std::cout << bind_log.str();
+      return bound.exit;
+    }
+    stage("ConcretePlanIR", bound.digest, bound.obligations);
+    std::cout << bind_log.str();
+  }
   std::cout << "  matrix FLOPs " << f.matrix.str() << ", KV cache per token " << f.kv_per_token.str() << " bytes\n";
   std::cout << "  memory per rank (GiB), device capacity " << gib(Expr(r.capacity)) << ":\n";
   std::cout << "    stage  ranks      weights  kv_cache  workspace    total\n";
@@ -203,12 +224,14 @@ int run_certify_inference(const InferOptions& o) {
                            {"stages", stages},
                            {"inference", inference},
                            {"verdict", "certified"}};
+  if (!o.target.empty()) report["concrete"] = bound.report["concrete"];
   if (!o.out.empty()) {
     std::filesystem::create_directories(o.out);
     write_file_atomic(std::filesystem::path(o.out) / "model.json", encode_snapshot(c.model->snapshot()));
     write_file_atomic(std::filesystem::path(o.out) / "distributed.json", encode_snapshot(c.dist->snapshot()));
     write_file_atomic(std::filesystem::path(o.out) / "portable.json", encode_snapshot(c.plan->snapshot()));
-    std::cout << "  snapshots written to " << o.out << "/{model,distributed,portable}.json\n";
+    if (!o.target.empty()) write_file_atomic(std::filesystem::path(o.out) / "concrete.json", bound.snapshot);
+    std::cout << "  snapshots written to " << o.out << "/{model,distributed,portable" << (o.target.empty() ? "" : ",concrete") << "}.json\n";
   }
   if (!o.report.empty()) write_file_atomic(o.report, report.dump(2) + "\n");
   std::cout << "certified\n";

@@ -154,8 +154,9 @@ CaseOutcome train_stage(int stage) {
 
 // The inference stages on a generated tiny model; `stage` names the pass under test (all
 // three run, each committed; the first refusal is the failure).
-CaseOutcome infer_stage() {
-  CaseOutcome out;
+// A generated serving request: a tiny Llama-style model (GQA with k in {1, 2, 4}), prefill or
+// decode, batch 1-4, context 8-64, t in {1, 2, 4}, p in {1, 2}.
+passes::InferenceRequest infer_request() {
   passes::InferenceRequest r;
   frontend::ModelConfig& m = r.model;
   m.name = "tiny-serve";
@@ -177,6 +178,13 @@ CaseOutcome infer_stage() {
   r.par.tp = *rc::gen::element<std::int64_t>(1, 2, 4);
   r.par.pp = *rc::gen::element<std::int64_t>(1, 2);
   r.capacity = Int(1) << 40;
+  return r;
+}
+
+CaseOutcome infer_stage() {
+  CaseOutcome out;
+  const passes::InferenceRequest r = infer_request();
+  const frontend::ModelConfig& m = r.model;
   RC_TAG(std::string(passes::to_string(r.phase)) + " t" + std::to_string(r.par.tp) + " k" + std::to_string(m.kv_heads));
   try {
     const auto a = passes::derive_inference(r), b = passes::derive_inference(r);
@@ -198,19 +206,33 @@ CaseOutcome infer_stage() {
 // of the generator library (committed through the gate first).
 struct BindInput {
   std::optional<TrainCase> train;                      // a plan of the training passes, or
+  std::optional<passes::InferenceChain> infer;         // of the inference passes, or
   std::optional<Committed<PortablePlanIR>> generated;  // an arbitrary valid plan
   std::int64_t world = 1;
-  [[nodiscard]] const Committed<PortablePlanIR>& portable() const { return train ? *train->portable : *generated; }
-  [[nodiscard]] const DistributedTaskIR* dist() const { return train ? &train->dist->payload() : nullptr; }
+  [[nodiscard]] const Committed<PortablePlanIR>& portable() const { return train ? *train->portable : infer ? *infer->plan : *generated; }
+  [[nodiscard]] const DistributedTaskIR* dist() const { return train ? &train->dist->payload() : infer ? &infer->dist->payload() : nullptr; }
 };
 
 std::optional<BindInput> bind_input(CaseOutcome& out) {
   BindInput in;
-  if (*rc::gen::arbitrary<bool>()) {
+  const int source = *rc::gen::inRange(0, 3);
+  if (source == 0) {
     in.train = train_case(2, out);
     if (!in.train || !in.train->portable) return std::nullopt;
     in.world = in.train->world;
     RC_TAG("training plan");
+    return in;
+  }
+  if (source == 1) {
+    const passes::InferenceRequest r = infer_request();
+    in.infer = passes::derive_inference(r);
+    if (!in.infer->certified()) {
+      out.failure = rejection_text(in.infer->rejected_pass, in.infer->rejection);
+      return std::nullopt;
+    }
+    out.files.emplace_back("portable.json", file_of(in.infer->plan->snapshot()));
+    in.world = r.par.tp * r.par.pp;
+    RC_TAG("inference plan");
     return in;
   }
   const Chain ch = *chain(Layer::portable);

@@ -30,7 +30,7 @@ std::string impl_name(const Capability& c) {
     }
     case CapabilityKind::transfer: return "p2p";
     case CapabilityKind::host: return "host.call";
-    default: return "memcpy";
+    default: return c.dtype.empty() ? std::string("memcpy") : "memcpy." + c.dtype;
   }
 }
 
@@ -52,7 +52,13 @@ TargetProfile target_profile(const frontend::SystemConfig& s) {
   if (every_tier("reduce_scatter")) collective.capabilities.push_back(cap(CapabilityKind::collective, "", CollectiveKind::reduce_scatter, Reduction::sum));
   if (every_tier("all_reduce")) collective.capabilities.push_back(cap(CapabilityKind::collective, "", CollectiveKind::all_reduce, Reduction::sum));
   if (every_tier("p2p")) transfer.capabilities.push_back(cap(CapabilityKind::transfer));
-  t.engines = {matrix, vector, collective, transfer, EngineProfile{"host", {cap(CapabilityKind::host)}}, EngineProfile{"memory", {cap(CapabilityKind::memory)}}};
+  // Copies move bytes of any dtype the device computes in (a KV-cache write names its dtype).
+  EngineProfile memory{"memory", {cap(CapabilityKind::memory)}};
+  for (const auto& c : matrix.capabilities) memory.capabilities.push_back(cap(CapabilityKind::memory, c.dtype));
+  for (const auto& c : vector.capabilities)
+    if (std::none_of(memory.capabilities.begin(), memory.capabilities.end(), [&](const Capability& m) { return m.dtype == c.dtype; }))
+      memory.capabilities.push_back(cap(CapabilityKind::memory, c.dtype));
+  t.engines = {matrix, vector, collective, transfer, EngineProfile{"host", {cap(CapabilityKind::host)}}, memory};
   for (const auto& e : t.engines)
     for (const auto& c : e.capabilities) t.implementations.push_back(ImplementationProfile{impl_name(c), c});
   t.spaces = {MemorySpace{"hbm", s.mem1.capacity_bytes, 256}, MemorySpace{"host", s.mem2.capacity_bytes, 64}};
@@ -94,16 +100,16 @@ TargetProfile permissive_target(const Int& capacity) {
   auto cap = [](CapabilityKind k, std::string dt = {}, std::optional<CollectiveKind> c = std::nullopt, std::optional<Reduction> r = std::nullopt) {
     return Capability{c, std::move(dt), k, r};
   };
-  EngineProfile matrix{"matrix", {}}, vector{"vector", {}}, coll{"collective", {}};
+  EngineProfile matrix{"matrix", {}}, vector{"vector", {}}, coll{"collective", {}}, memory{"memory", {cap(CapabilityKind::memory)}};
   for (const char* d : {"fp8", "fp16", "bf16", "fp32"}) {
     matrix.capabilities.push_back(cap(CapabilityKind::matrix, d));
     vector.capabilities.push_back(cap(CapabilityKind::vector, d));
+    memory.capabilities.push_back(cap(CapabilityKind::memory, d));
   }
   for (auto k : {CollectiveKind::all_gather, CollectiveKind::all_to_all, CollectiveKind::broadcast}) coll.capabilities.push_back(cap(CapabilityKind::collective, "", k, Reduction::none));
   for (auto k : {CollectiveKind::all_reduce, CollectiveKind::reduce_scatter})
     for (auto r : {Reduction::sum, Reduction::max, Reduction::min}) coll.capabilities.push_back(cap(CapabilityKind::collective, "", k, r));
-  t.engines = {matrix, vector, coll, EngineProfile{"transfer", {cap(CapabilityKind::transfer)}}, EngineProfile{"host", {cap(CapabilityKind::host)}},
-               EngineProfile{"memory", {cap(CapabilityKind::memory)}}};
+  t.engines = {matrix, vector, coll, EngineProfile{"transfer", {cap(CapabilityKind::transfer)}}, EngineProfile{"host", {cap(CapabilityKind::host)}}, memory};
   for (const auto& e : t.engines)
     for (const auto& c : e.capabilities) {
       std::string name = std::string(codec::enum_name(c.kind)) + (c.dtype.empty() ? "" : "." + c.dtype);

@@ -78,8 +78,9 @@ std::string ir_dtype(std::string_view calculon_key);
 /// computes in fp32, e.g. an optimizer step; the tables list dtypes with measured peaks);
 /// "collective" runs all_gather (reduction none) and reduce_scatter / all_reduce (sum) when
 /// every network tier lists them; "transfer" runs point-to-point transfers when every tier
-/// lists p2p; "host" and "memory" run host steps and copies. Implementations: one per engine
-/// capability (gemm.D, vector.D, ring.KIND[.REDUCTION], p2p, host.call, memcpy). Spaces:
+/// lists p2p; "host" runs host steps; "memory" runs copies, of no particular dtype and of every
+/// dtype of the matrix and vector tables. Implementations: one per engine
+/// capability (gemm.D, vector.D, ring.KIND[.REDUCTION], p2p, host.call, memcpy[.D]). Spaces:
 /// "hbm" (mem1 capacity, alignment 256) and "host" (mem2 capacity, alignment 64).
 TargetProfile target_profile(const frontend::SystemConfig& system);
 

@@ -195,6 +195,22 @@ def certify_target_reference_slot(tmp: Path):
 
 
 @case
+def certify_inference_target(tmp: Path):
+    """An inference phase bound by the production binder: the ConcretePlanIR is committed and
+    written; a bf16 model on the fp16-only A100 system is refused with the unmet requirement."""
+    model = ROOT / "examples" / "hf" / "opt-13b.config.json"
+    out = tmp / "out"
+    r = run("certify", "--model", model, "--phase", "decode", "--batch", "4", "--context", "512", "--tp", "2", "--pp", "2",
+            "--target", "queue", "--out", out, cwd=tmp, timeout=300)
+    check(r.returncode == 0 and "BindQueueTargetPass" in r.out and r.out.rstrip().endswith("certified"), f"inference --target queue\n{show(r)}")
+    check(sorted(p.name for p in out.iterdir()) == ["concrete.json", "distributed.json", "model.json", "portable.json"], "--out holds the four snapshots")
+    bf16 = ROOT / "examples" / "hf" / "llama-3-8b.config.json"
+    r = run("certify", "--model", bf16, "--phase", "decode", "--batch", "1", "--context", "128", "--target", "queue", "--out", tmp / "none", cwd=tmp, timeout=300)
+    check(r.returncode == 1 and "IMPL-1" in r.out and "bf16" in r.out, f"a bf16 plan on an fp16 target is rejected with IMPL-1\n{show(r)}")
+    check(not (tmp / "none").exists(), "a rejected binding writes nothing")
+
+
+@case
 def certify_target_unknown(tmp: Path):
     r = run("certify", "--target", "tpu-v9", cwd=tmp)
     one_line_error(r, "CONFIG-6")

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+// bench_bind: binding the default example (GPT-3 175B, seqsel strategy, A100 80 GB; the
+// committed PortablePlanIR of `plancert certify`) with each binder, and the gate's check of
+// the resulting ConcretePlanIR (verify_snapshot + verify_transition, which include RACE with
+// its vector clocks and CAP-5):
+//   bind/<target>    the binding pass alone
+//   verify/<target>  verify_snapshot + verify_transition of its output
+// Counters: commands, tokens, buffers, and the planner's peak over its lower bound (queue).
+#include "passes/bind/bind.h"
+#include "passes/frontend/loaders.h"
+#include "passes/train/distribute.h"
+#include "passes/train/model_builder.h"
+#include "passes/train/plan.h"
+#include "verifiers/gate.h"
+#include "verifiers/verify.h"
+
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+#include <string>
+
+#ifndef PLANCERT_SOURCE_DIR
+#error "PLANCERT_SOURCE_DIR must name the repository root"
+#endif
+
+namespace {
+
+using namespace plancert;
+
+struct Default {
+  frontend::StrategyConfig strategy;
+  frontend::SystemConfig system;
+  std::optional<Committed<DistributedTaskIR>> dist;
+  std::optional<Committed<PortablePlanIR>> portable;
+};
+
+const Default& default_example() {
+  static const Default d = [] {
+    const std::string root = PLANCERT_SOURCE_DIR "/examples/calculon/";
+    Default x;
+    auto model = frontend::load_model(root + "models/gpt3-175B.json");
+    x.strategy = frontend::load_strategy(root + "strategies/gpt3-175B_seqsel.json");
+    x.system = frontend::load_system(root + "systems/a100_80g.json");
+    const passes::Workload w{Expr(x.strategy.microbatch), Expr(*frontend::effective_seq_length(model, x.strategy)), {}};
+    auto m = std::get<Committed<ModelIR>>(Gate::commit_root(make_snapshot(passes::build_model_ir(model, w, x.strategy.dtype), {})));
+    x.dist.emplace(std::get<Committed<DistributedTaskIR>>(
+        Gate::commit(m, make_snapshot(passes::distribute_training(m.payload(), m.digest(), x.strategy), {m.digest()}))));
+    x.portable.emplace(std::get<Committed<PortablePlanIR>>(
+        Gate::commit(*x.dist, make_snapshot(passes::plan_training(m.payload(), x.dist->payload(), x.strategy), {x.dist->digest()}))));
+    return x;
+  }();
+  return d;
+}
+
+ConcretePlanIR bind_default(int target) {
+  const Default& d = default_example();
+  const auto tp = bind::target_profile(d.system);
+  const auto dp = bind::deployment_profile(d.system, d.strategy);
+  const PortablePlanIR& p = d.portable->payload();
+  if (target == 0) return bind::bind_reference_queue(p, tp, dp);
+  if (target == 1) return bind::bind_reference_slot(p, tp, dp);
+  return bind::bind_queue(p, tp, dp, bind::QueueOptions{&d.dist->payload(), {}});
+}
+
+const char* kTargets[] = {"reference-queue", "reference-slot", "queue"};
+
+void counters(benchmark::State& state, const ConcretePlanIR& c) {
+  state.counters["commands"] = static_cast<double>(c.commands.size());
+  state.counters["tokens"] = static_cast<double>(c.tokens.size());
+  state.counters["buffers"] = static_cast<double>(c.buffers.size());
+  state.SetLabel(kTargets[state.range(0)]);
+}
+
+void BM_Bind(benchmark::State& state) {
+  (void)default_example();
+  ConcretePlanIR c;
+  for (auto _ : state) {
+    c = bind_default(static_cast<int>(state.range(0)));
+    benchmark::DoNotOptimize(c.commands.data());
+  }
+  counters(state, c);
+  if (state.range(0) == 2) {
+    double worst = 1;
+    for (const auto& f : bind::figures(c))
+      if (f.lower_bound > 0) worst = std::max(worst, static_cast<double>(f.peak_bytes) / static_cast<double>(f.lower_bound));
+    state.counters["peak_over_lower_bound"] = worst;
+  }
+}
+
+void BM_Verify(benchmark::State& state) {
+  const auto& d = default_example();
+  const AnySnapshot parent(d.portable->snapshot());
+  const AnySnapshot child(make_snapshot(bind_default(static_cast<int>(state.range(0))), {d.portable->digest()}));
+  for (auto _ : state) {
+    Diagnostics s = verify_snapshot(child);
+    if (s.ok()) s = verify_transition(parent, child);
+    if (!s.ok()) {
+      state.SkipWithError(to_text(s.all().front()).c_str());
+      return;
+    }
+  }
+  counters(state, std::get<Snapshot<ConcretePlanIR>>(child).payload);
+}
+
+BENCHMARK(BM_Bind)->DenseRange(0, 2)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Verify)->DenseRange(0, 2)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+}  // namespace
+
+BENCHMARK_MAIN();
