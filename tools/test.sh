@@ -3,9 +3,16 @@
 # every test with ctest, except the long campaigns labelled `fuzz` and
 # `bench-long`. Fails if any test fails or if ctest ran no test at all.
 #
+# Then, unless PLANCERT_SANITIZER_STAGE=0, a second tree (<build>-asan) built with
+# AddressSanitizer + UndefinedBehaviorSanitizer (-O0, no benchmarks or docs) runs the unit,
+# corpus and props labels; the scale tests of the default example (listed in SAN_EXCLUDE,
+# each also run unsanitized in the first stage) are left out to keep CI near 35 minutes on
+# two cores. A sanitizer report fails the test that triggered it.
+#
 # Environment hooks (see also tools/common.sh):
 #   PLANCERT_BUILD_DIR   build directory (default: build)
 #   PLANCERT_CTEST_ARGS  extra ctest arguments (word-split), e.g. "-L unit" or "-R diag"
+#   PLANCERT_SANITIZER_STAGE  0 skips the sanitizer stage (default 1)
 set -euo pipefail
 # shellcheck source=tools/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -31,4 +38,31 @@ if ((rc != 0)); then
   echo "test.sh: ctest failed (exit code $rc)" >&2
   exit "$rc"
 fi
-exit "$summary_rc"
+if ((summary_rc != 0)) || [[ "${PLANCERT_SANITIZER_STAGE:-1}" == 0 ]]; then
+  exit "$summary_rc"
+fi
+
+# ---- stage 2: ASan + UBSan on the unit, corpus and props labels ------------------------------
+SAN_DIR="${BUILD_DIR}-asan"
+SAN_EXCLUDE='DefaultExample|RaceScale|SwappingNeighboursInAQueue|DroppedTokenWaitsAgree|FullRecomputationFactsEqualConcreteFacts'
+echo "test.sh: sanitizer stage (AddressSanitizer + UndefinedBehaviorSanitizer) in $SAN_DIR"
+if [[ -f "$SAN_DIR/CMakeCache.txt" ]]; then
+  cmake -S . -B "$SAN_DIR"
+else
+  cmake -S . -B "$SAN_DIR" -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_CXX_FLAGS=-O0 -DPLANCERT_SANITIZE=ON -DPLANCERT_BENCH=OFF -DPLANCERT_DOCS=OFF
+fi
+cmake --build "$SAN_DIR" -j"$(nproc)"
+san_log="$SAN_DIR/Testing/plancert-ctest.log"
+mkdir -p "$SAN_DIR/Testing"
+set +e
+ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
+  ctest --test-dir "$SAN_DIR" --output-on-failure --no-tests=error -j"$(nproc)" -L 'unit|corpus|props' -E "$SAN_EXCLUDE" 2>&1 | tee "$san_log"
+rc=${PIPESTATUS[0]}
+set -e
+echo
+"$PLANCERT_ROOT/tools/ctest_summary.sh" "$san_log" || exit $?
+if ((rc != 0)); then
+  echo "test.sh: the sanitizer stage failed (exit code $rc)" >&2
+  exit "$rc"
+fi
+echo "test.sh: both stages passed; first stage: $(tail -n 1 <(grep -E 'tests passed' "$log"))"
