@@ -57,13 +57,22 @@ BindOutcome bind_and_commit(const Committed<PortablePlanIR>& portable, const Dis
   out.obligations = c.obligations();
   out.snapshot = encode_snapshot(c.snapshot());
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // naive / peak with two decimals, rounded half up (exact integer arithmetic); "-" without a peak.
+  auto factor = [](const bind::DeviceFigures& f) {
+    if (f.peak_bytes <= 0) return std::string("-");
+    const Int h = (f.naive_bytes * 200 + f.peak_bytes) / (f.peak_bytes * 2);
+    std::ostringstream os;
+    os << h / 100 << "." << std::setw(2) << std::setfill('0') << h % 100;
+    return os.str();
+  };
   nlohmann::json memory = nlohmann::json::array();
   for (const auto& f : bind::figures(p))
     memory.push_back({{"device", p.devices[static_cast<std::size_t>(f.device)].id},
                       {"peak_bytes", to_string(f.peak_bytes)},
                       {"lower_bound_bytes", to_string(f.lower_bound)},
                       {"capacity_bytes", to_string(f.capacity_bytes)},
-                      {"naive_bytes", to_string(f.naive_bytes)}});
+                      {"naive_bytes", to_string(f.naive_bytes)},
+                      {"reuse_factor", factor(f)}});
   out.report["concrete"] = {{"target", target},
                             {"digest", out.digest},
                             {"commands", p.commands.size()},
@@ -79,10 +88,10 @@ BindOutcome bind_and_commit(const Committed<PortablePlanIR>& portable, const Dis
     os << hundredths / 100 << "." << std::setw(2) << std::setfill('0') << hundredths % 100;
     return os.str();
   };
-  log << "    device          peak GiB  lower bound  no reuse  capacity\n";
+  log << "    device          peak GiB  lower bound  no reuse  capacity  no reuse / peak\n";
   for (const auto& f : bind::figures(p))
     log << "    " << std::left << std::setw(14) << p.devices[static_cast<std::size_t>(f.device)].id << std::right << std::setw(10) << gib(f.peak_bytes) << std::setw(13)
-        << gib(f.lower_bound) << std::setw(10) << gib(f.naive_bytes) << std::setw(10) << gib(f.capacity_bytes) << "\n";
+        << gib(f.lower_bound) << std::setw(10) << gib(f.naive_bytes) << std::setw(10) << gib(f.capacity_bytes) << std::setw(15) << factor(f) << "x\n";
   if (!out_dir.empty()) {
     std::filesystem::create_directories(out_dir);
     write_file_atomic(std::filesystem::path(out_dir) / "concrete.json", out.snapshot);

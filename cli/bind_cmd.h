@@ -38,10 +38,10 @@ bool is_bind_target(std::string_view target);
 ///
 ///     "concrete": {"target", "digest", "commands", "queues", "tokens", "buffers",
 ///                  "memory": [{"device", "peak_bytes", "lower_bound_bytes", "capacity_bytes",
-///                              "naive_bytes"}]}
+///                              "naive_bytes", "reuse_factor"}]}
 ///
-/// (byte figures as exact decimal strings; "queues" is the number of queues, or 0 on a slot
-/// target). On rejection prints the gate's diagnostics to `log` and returns exit 1; nothing is
+/// (byte figures as exact decimal strings; "reuse_factor" is naive_bytes / peak_bytes with two
+/// decimals; "queues" is the number of queues, or 0 on a slot target). On rejection prints the gate's diagnostics to `log` and returns exit 1; nothing is
 /// written. Throws InputError CONFIG-6 for an unknown target name.
 BindOutcome bind_and_commit(const Committed<PortablePlanIR>& portable, const DistributedTaskIR* distributed, const frontend::SystemConfig& system,
                             const frontend::StrategyConfig& strategy, const std::string& target, const std::string& out_dir, std::ostream& log);

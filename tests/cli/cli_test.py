@@ -183,6 +183,9 @@ def certify_target_queue(tmp: Path):
         check(low <= peak <= naive and peak <= cap, f"{m['device']}: lower bound <= peak <= no reuse, peak <= capacity: {m}")
         check(peak * 100 <= low * 105, f"{m['device']}: the planner's peak is within 5% of its lower bound: {m}")
         check(naive > peak, f"{m['device']}: reuse saves memory: {m}")
+        f = m["reuse_factor"]
+        check(re.fullmatch(r"[0-9]+\.[0-9]{2}", f) and abs(float(f) - naive / peak) <= 0.005 + 1e-9, f"{m['device']}: reuse_factor is naive / peak: {m}")
+    check("no reuse / peak" in r.out, f"the summary prints the reuse factor\n{show(r)}")
     v = run("verify", out / "concrete.json", "--parent", out / "portable.json", timeout=300)
     check(v.returncode == 0 and v.out.startswith("accepted: "), f"verify concrete.json --parent portable.json\n{show(v)}")
 
