@@ -5,7 +5,7 @@
 #
 # Then, unless PLANCERT_SANITIZER_STAGE=0, a second tree (<build>-asan) built with
 # AddressSanitizer + UndefinedBehaviorSanitizer (-O0, no benchmarks or docs) runs the unit,
-# corpus and props labels, every property with fewer cases (tests/CMakeLists.txt); the scale
+# corpus and props labels, the pass harness with fewer cases (tests/CMakeLists.txt); the scale
 # tests of the default example and the Calculon examples (SAN_EXCLUDE, each also run
 # unsanitized in the first stage) are left out to keep CI near 30 minutes on two cores. A
 # sanitizer report fails the test that triggered it.
