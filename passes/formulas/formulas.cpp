@@ -22,30 +22,41 @@ const std::vector<PassDoc>& pass_docs() {
   return docs;
 }
 
-Expr substitute(const Expr& e, const std::function<std::optional<Expr>(std::string_view)>& value) {
+namespace {
+
+// The node `kind` over x and y.
+Expr node(Atom::Kind kind, const Expr& x, const Expr& y) {
+  switch (kind) {
+    case Atom::Kind::Ceil: return Expr::ceil_div(x, y);
+    case Atom::Kind::Floor: return Expr::floor_div(x, y);
+    case Atom::Kind::Max: return Expr::max(x, y);
+    default: return Expr::min(x, y);
+  }
+}
+
+// Rebuilds `e` term by term: each symbol atom becomes on_symbol(name), each node atom
+// on_node(kind, rebuilt first argument, rebuilt second argument); the result re-normalises.
+template <class S, class N>
+Expr rebuild(const Expr& e, const S& on_symbol, const N& on_node) {
   Expr out;
   for (const auto& t : e.terms()) {
     Expr prod(t.coef);
     for (const auto& f : t.mono) {
       const Atom& a = *f.atom;
-      Expr base;
-      if (a.kind == Atom::Kind::Symbol) {
-        auto v = value(a.name);
-        base = v ? *v : Expr::symbol(a.name);
-      } else {
-        Expr x = substitute(a.args[0], value), y = substitute(a.args[1], value);
-        switch (a.kind) {
-          case Atom::Kind::Ceil: base = Expr::ceil_div(x, y); break;
-          case Atom::Kind::Floor: base = Expr::floor_div(x, y); break;
-          case Atom::Kind::Max: base = Expr::max(x, y); break;
-          default: base = Expr::min(x, y); break;
-        }
-      }
+      const Expr base = a.kind == Atom::Kind::Symbol ? on_symbol(a.name)
+                                                     : on_node(a.kind, rebuild(a.args[0], on_symbol, on_node), rebuild(a.args[1], on_symbol, on_node));
       for (unsigned k = 0; k < f.power; ++k) prod = prod * base;
     }
     out = out + prod;
   }
   return out;
+}
+
+}  // namespace
+
+Expr substitute(const Expr& e, const std::function<std::optional<Expr>(std::string_view)>& value) {
+  return rebuild(
+      e, [&](const std::string& name) { auto v = value(name); return v ? *v : Expr::symbol(name); }, node);
 }
 
 Expr instantiate(const DeclaredFormula& f, const Bindings& b) {
@@ -87,35 +98,14 @@ Rat content(const Expr& a, const Expr& b) {
 }  // namespace
 
 Expr comparable(const Expr& e) {
-  Expr out;
-  for (const auto& t : e.terms()) {
-    Expr prod(t.coef);
-    for (const auto& f : t.mono) {
-      const Atom& a = *f.atom;
-      Expr base;
-      if (a.kind == Atom::Kind::Symbol) {
-        base = Expr::symbol(a.name);
-      } else {
-        Expr x = comparable(a.args[0]), y = comparable(a.args[1]);
-        const bool extremum = a.kind == Atom::Kind::Max || a.kind == Atom::Kind::Min;
+  return rebuild(
+      e, [](const std::string& name) { return Expr::symbol(name); },
+      [](Atom::Kind kind, Expr x, Expr y) {
+        const bool extremum = kind == Atom::Kind::Max || kind == Atom::Kind::Min;
         const Rat k = extremum ? content(x, y) : Rat(1);
-        if (k != 0 && k != 1) {
-          x = x / k;
-          y = y / k;
-        }
-        switch (a.kind) {
-          case Atom::Kind::Ceil: base = Expr::ceil_div(x, y); break;
-          case Atom::Kind::Floor: base = Expr::floor_div(x, y); break;
-          case Atom::Kind::Max: base = Expr::max(x, y); break;
-          default: base = Expr::min(x, y); break;
-        }
-        if (k != 0 && k != 1) base = Expr(k) * base;
-      }
-      for (unsigned p = 0; p < f.power; ++p) prod = prod * base;
-    }
-    out = out + prod;
-  }
-  return out;
+        if (k == 0 || k == 1) return node(kind, x, y);
+        return Expr(k) * node(kind, x / k, y / k);  // max(kx, ky) = k max(x, y) for k > 0
+      });
 }
 
 std::vector<Check> check_formula(const PassDoc& pass, const DeclaredFormula& f) {
