@@ -292,6 +292,15 @@ Snapshot<DistributedTaskIR> build_distributed(const Snapshot<ModelIR>& parent, c
   };
   // per-rank matrix work of one of `parts` tasks on `ranks` so that the parts add up to
   // `factor` times the model operation's work times m * dp (WORK-2)
+  // Compute, host and optimizer tasks span ranks 0 and world - 1, so that every dependency
+  // joins overlapping rank ranges (P2P-3: only a send/receive pair joins disjoint ones).
+  auto spanning = [&](std::uint32_t knob) {
+    Indices rs = ranks_from(knob, world);
+    rs.push_back(0);
+    rs.push_back(world - 1);
+    sort_unique(rs);
+    return rs;
+  };
   auto share = [&](const Operation& op, std::int64_t factor, const DistTask& t, std::int64_t parts) {
     return op.work.matrix_ops * Expr(make_rat(Int(factor * mb * dp * t.replication), Int(parts * t.repeat * static_cast<std::int64_t>(t.ranks.size()))));
   };
@@ -314,7 +323,7 @@ Snapshot<DistributedTaskIR> build_distributed(const Snapshot<ModelIR>& parent, c
       t.phase = Phase::forward;
       t.lineage = derived("dist.shard", {op.id});
       t.dependencies = producers;
-      t.ranks = ranks_from(r(0 + static_cast<std::size_t>(part) * 20, 1u << 16), world);
+      t.ranks = spanning(r(0 + static_cast<std::size_t>(part) * 20, 1u << 16));
       auto divs = divisors(static_cast<std::int64_t>(t.ranks.size()));
       t.replication = divs[r(1, static_cast<std::uint32_t>(divs.size()))];
       t.repeat = r.flag(2, 3) ? 1 : mb;
@@ -361,7 +370,8 @@ Snapshot<DistributedTaskIR> build_distributed(const Snapshot<ModelIR>& parent, c
     }
     if (world >= 2 && r.flag(9, 3)) {  // a point-to-point transfer to the next stage
       const Index send = static_cast<Index>(d.tasks.size()), recv = send + 1;
-      const std::int64_t src = r(10, static_cast<std::uint32_t>(world)), dst = (src + 1 + r(11, static_cast<std::uint32_t>(world - 1))) % world;
+      const Indices& from = d.tasks[static_cast<std::size_t>(cur)].ranks;  // the send runs where its input is
+      const std::int64_t src = from[r(10, static_cast<std::uint32_t>(from.size()))], dst = (src + 1 + r(11, static_cast<std::uint32_t>(world - 1))) % world;
       DistTask s;
       s.id = "t:" + op.id + ":send";
       s.kind = TaskKind::send;
@@ -388,7 +398,7 @@ Snapshot<DistributedTaskIR> build_distributed(const Snapshot<ModelIR>& parent, c
       h.kind = TaskKind::host;
       h.lineage = derived("dist.shard", {op.id});
       h.dependencies = {cur};
-      h.ranks = ranks_from(r(23, 1u << 16), world);
+      h.ranks = spanning(r(23, 1u << 16));
       cur = add(std::move(h));
     }
     last[i] = cur;
@@ -406,7 +416,7 @@ Snapshot<DistributedTaskIR> build_distributed(const Snapshot<ModelIR>& parent, c
         t.lineage = derived(ph == Phase::recompute ? "dist.shard" : "dist.backward", {op.id});
         t.dependencies = {last[i]};
         if (prev >= 0) t.dependencies.push_back(prev);
-        t.ranks = ranks_from(r(knob, 1u << 16), world);
+        t.ranks = spanning(r(knob, 1u << 16));
         t.repeat = mb;
         t.work.matrix_ops = share(op, factor, t, 1);
         t.work.read_bytes = op.work.write_bytes;
@@ -427,8 +437,19 @@ Snapshot<DistributedTaskIR> build_distributed(const Snapshot<ModelIR>& parent, c
       o.phase = Phase::optimizer;
       o.lineage = derived("dist.optimizer", {m.values.front().id});  // from a value, not one operation
       if (prev >= 0) o.dependencies = {prev};
-      o.ranks = ranks_from(g(9, 1u << 16), world);
+      o.ranks = geo.complete_groups("dp", spanning(g(9, 1u << 16)));
       o.work.vector_ops = Expr(12LL) * m.operations.front().work.persistent_bytes;
+      if (dp > 1) {  // COLL-4: the update follows the sum of its gradients over dp
+        DistTask a;
+        a.id = "t:optimizer:dp";
+        a.kind = TaskKind::collective;
+        a.lineage = o.lineage;
+        a.dependencies = o.dependencies;
+        a.ranks = o.ranks;
+        a.collective = Collective{o.ranks, CollectiveKind::all_reduce, m.operations.front().work.persistent_bytes, Reduction::sum, "dp"};
+        a.work.message_bytes = a.collective->message_bytes;
+        o.dependencies = {add(std::move(a))};
+      }
       add(std::move(o));
     }
   }

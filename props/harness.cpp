@@ -295,6 +295,24 @@ const std::vector<RegisteredPass>& registry() {
   return r;
 }
 
+rc::Gen<Chain> chain_for(const Mutation& m) {
+  const auto inference = m.inference ? std::optional<bool>(true) : std::nullopt;
+  if (m.derived)
+    return rc::gen::exec([] {
+      const TrainKnobs k = *rc::gen::suchThat(train_knobs(), [](const TrainKnobs& x) { return train_configs(x).has_value(); });
+      const auto [model, strategy] = *train_configs(k);
+      const passes::Workload w{Expr(strategy.microbatch), Expr(*frontend::effective_seq_length(model, strategy)), {}};
+      Chain c;
+      c.model = make_snapshot(passes::build_model_ir(model, w, strategy.dtype), {});
+      c.distributed = make_snapshot(passes::distribute_training(c.model.payload, c.model.digest, strategy), {c.model.digest});
+      c.top = Layer::distributed;
+      return c;
+    });
+  if (m.layer != "*") return chain(layer_from_name(m.layer).value(), m.target, inference);
+  return rc::gen::mapcat(rc::gen::element(Layer::model, Layer::distributed, Layer::portable, Layer::concrete, Layer::timeline, Layer::machine, Layer::observations),
+                         [target = m.target, inference](Layer l) { return chain(l, target, inference); });
+}
+
 const RegisteredPass* find_pass(std::string_view name) {
   for (const auto& p : registry())
     if (p.name == name) return &p;
@@ -389,10 +407,7 @@ std::vector<OperatorReport> mutation_campaign(int runs, std::uint64_t seed, std:
     allowed.insert(m.code);
     if (progress_os) *progress_os << "\rmutations: " << index << "/" << ops.size() << " " << m.name << "                    " << std::flush;
     auto property = [&] {
-      const Layer layer = m.layer != "*" ? layer_from_name(m.layer).value()
-                                         : *rc::gen::element(Layer::model, Layer::distributed, Layer::portable, Layer::concrete, Layer::timeline, Layer::machine,
-                                                             Layer::observations);
-      const Chain c = *chain(layer, m.target, m.inference ? std::optional<bool>(true) : std::nullopt);
+      const Chain c = *chain_for(m);
       const auto pick = *rc::gen::arbitrary<std::uint64_t>();
       const auto parent = c.parent();
       const auto mutant = m.apply(parent ? &*parent : nullptr, c.child(), pick);

@@ -108,6 +108,11 @@ struct OperatorReport {
   [[nodiscard]] bool ok() const { return rejected_other == 0 && accepted == 0; }
 };
 
+/// The valid chains operator `m` applies to: generated chains topped by its layer (any layer
+/// for "*", with its target and inference needs), or, for a `derived` operator, the ModelIR and
+/// DistributedTaskIR the training passes derive from generated TrainKnobs.
+rc::Gen<Chain> chain_for(const Mutation& m);
+
 /// Applies every operator of catalog() to `runs` generated valid snapshots (seeded) and
 /// classifies each mutant; no shrinking.
 std::vector<OperatorReport> mutation_campaign(int runs, std::uint64_t seed, std::ostream* progress);

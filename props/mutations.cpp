@@ -144,13 +144,27 @@ std::vector<Ent> ents(MachineIR& m) {
 }
 
 // Lineages whose sources only LINEAGE-1/2 read (WORK-2 reads those of counted distributed
-// tasks, WORK-1 those of every portable task).
+// tasks, COLL-4 those of updates and dp collectives, WORK-1 those of every portable task).
 bool counted_by_work2(const DistTask& t);
+bool read_by_coll4(const DistTask& t) { return t.phase == Phase::optimizer || (t.collective && t.collective->axis == "dp"); }
 std::vector<Lineage*> source_editable(DistributedTaskIR& p) {
   std::vector<Lineage*> out;
   for (auto& t : p.tasks)
-    if (!counted_by_work2(t)) out.push_back(&t.lineage);
+    if (!counted_by_work2(t) && !read_by_coll4(t)) out.push_back(&t.lineage);
   return out;
+}
+// False for a DistributedTaskIR dependency of task j on task i that P2P-3 forbids (disjoint
+// rank ranges, not a receive on its send).
+template <class P>
+bool joinable(const P& p, std::size_t i, std::size_t j) {
+  if constexpr (std::is_same_v<P, DistributedTaskIR>) {
+    const auto &u = p.tasks[i], &t = p.tasks[j];
+    return t.ranks.empty() || u.ranks.empty() || !(u.ranks.back() < t.ranks.front() || t.ranks.back() < u.ranks.front()) ||
+           (t.kind == TaskKind::recv && t.peer == static_cast<Index>(i));
+  } else {
+    (void)p, (void)i, (void)j;
+    return true;
+  }
 }
 std::vector<Lineage*> source_editable(PortablePlanIR& p) {
   std::vector<Lineage*> out;
@@ -191,10 +205,12 @@ class Catalog {
  public:
   void add(std::string name, std::string code, std::string layer, MutateFn f, std::vector<std::string> implied = {},
            std::optional<TargetKind> target = std::nullopt) {
-    v_.push_back(Mutation{std::move(name), std::move(code), std::move(layer), std::move(f), std::move(implied), target, false, {}});
+    v_.push_back(Mutation{std::move(name), std::move(code), std::move(layer), std::move(f), std::move(implied), target, false, false, {}});
   }
   /// Marks the last operator as needing an inference chain.
   void inference() { v_.back().inference = true; }
+  /// Marks the last operator as needing a chain derived by the training passes.
+  void derived() { v_.back().derived = true; }
   /// Gives the last operator an independent oracle for harmless mutants.
   void oracle(std::function<bool(const AnySnapshot*, const AnySnapshot&)> f) { v_.back().valid = std::move(f); }
   template <class P, class F>
@@ -413,7 +429,8 @@ void dag_ops(Catalog& c, bool self_edge_exact, bool cycle_exact) {
       std::vector<std::pair<std::size_t, std::size_t>> edges;
       for (std::size_t j = 0; j < ds.size(); ++j)
         for (Index i : *ds[j])
-          if (!std::is_same_v<P, MachineIR> || !ds[static_cast<std::size_t>(i)]->empty()) edges.emplace_back(static_cast<std::size_t>(i), j);
+          if ((!std::is_same_v<P, MachineIR> || !ds[static_cast<std::size_t>(i)]->empty()) && joinable(p, j, static_cast<std::size_t>(i)))
+            edges.emplace_back(static_cast<std::size_t>(i), j);
       if (edges.empty()) return false;
       auto [i, j] = pk.from(edges);
       ds[i]->push_back(static_cast<Index>(j));
@@ -608,7 +625,7 @@ void byte_ops(Catalog& c) {
           if (ints.empty()) return false;
           auto [pos, len] = pk.from(ints);
           (void)len;
-          b.insert(pos, "0");
+          b.insert(pos + (b[pos] == '-' ? 1 : 0), "0");
           return true;
         }));
   c.add("negative_zero", "JSON-4", A, bytes([](std::string& b, Pick&) {
@@ -1070,33 +1087,52 @@ void distributed_ops(Catalog& c) {
     }
     return true;
   });
-  c.edit<P>("incomplete_axis_group", "COLL-1", [](P& p, Pick& pk, const AnySnapshot*) {
-    std::vector<DistTask*> ts;
-    for (auto& t : p.tasks)
-      if (t.collective && !t.collective->axis.empty() && mesh_size(p.mesh, t.collective->axis) >= 2) ts.push_back(&t);
+  // Collectives whose ranks or axis COLL-4 reads are left alone by the operators that change
+  // ranks or axis; a collective a send depends on keeps the send's rank (P2P-3): sent[i] is
+  // that rank, -1 without a dependent send, -2 with sends on several ranks.
+  const auto sent = [](const P& p) {
+    std::vector<Index> r(p.tasks.size(), -1);
+    for (const auto& t : p.tasks)
+      if (t.kind == TaskKind::send)
+        for (Index u : t.dependencies) r[static_cast<std::size_t>(u)] = r[static_cast<std::size_t>(u)] == -1 || r[static_cast<std::size_t>(u)] == t.ranks.front() ? t.ranks.front() : -2;
+    return r;
+  };
+  c.edit<P>("incomplete_axis_group", "COLL-1", [sent](P& p, Pick& pk, const AnySnapshot*) {
+    std::vector<std::pair<DistTask*, Indices>> ts;  // (collective, ranks it may lose)
+    const auto keep = sent(p);
+    for (std::size_t i = 0; i < p.tasks.size(); ++i) {
+      auto& t = p.tasks[i];
+      if (!t.collective || t.collective->axis.empty() || mesh_size(p.mesh, t.collective->axis) < 2 || read_by_coll4(t) || keep[i] == -2) continue;
+      Indices lose;
+      for (Index r : t.ranks)
+        if (r != keep[i]) lose.push_back(r);
+      if (!lose.empty()) ts.emplace_back(&t, std::move(lose));
+    }
     if (ts.empty()) return false;
-    DistTask& t = *pk.from(ts);
-    t.ranks.erase(t.ranks.begin() + static_cast<std::ptrdiff_t>(pk(t.ranks.size())));
-    t.collective->group = t.ranks;
+    auto& [t, lose] = ts[pk(ts.size())];
+    t->ranks.erase(std::find(t->ranks.begin(), t->ranks.end(), pk.from(lose)));
+    t->collective->group = t->ranks;
     return true;
   });
   c.edit<P>("collective_axis_not_in_mesh", "COLL-1", [](P& p, Pick& pk, const AnySnapshot*) {
     std::vector<DistTask*> ts;
     for (auto& t : p.tasks)
-      if (t.collective) ts.push_back(&t);
+      if (t.collective && !read_by_coll4(t)) ts.push_back(&t);
     if (ts.empty()) return false;
     pk.from(ts)->collective->axis = pk(2) ? "ep" : "world";
     return true;
   });
   // COLL-2: a collective over complete pp groups (so COLL-1 holds) spans pipeline stages.
-  c.edit<P>("collective_across_stages", "COLL-2", [](P& p, Pick& pk, const AnySnapshot*) {
-    std::vector<DistTask*> ts;
-    for (auto& t : p.tasks)
-      if (t.collective) ts.push_back(&t);
+  c.edit<P>("collective_across_stages", "COLL-2", [sent](P& p, Pick& pk, const AnySnapshot*) {
+    std::vector<std::size_t> ts;
+    const auto keep = sent(p);
+    for (std::size_t i = 0; i < p.tasks.size(); ++i)
+      if (p.tasks[i].collective && !read_by_coll4(p.tasks[i]) && keep[i] != -2) ts.push_back(i);
     if (ts.empty()) return false;
-    DistTask& t = *pk.from(ts);
+    const std::size_t i = pk.from(ts);
+    DistTask& t = p.tasks[i];
     const std::int64_t n = mesh_size(p.mesh, "pp"), st = mesh_stride(p.mesh, "pp");
-    const Index r = t.ranks[pk(t.ranks.size())];
+    const Index r = keep[i] >= 0 ? keep[i] : t.ranks[pk(t.ranks.size())];
     const Index base = r - ((r / st) % n) * st;
     t.ranks.clear();
     for (std::int64_t k = 0; k < n; ++k) t.ranks.push_back(base + k * st);
@@ -1114,7 +1150,10 @@ void distributed_ops(Catalog& c) {
     switch (pk(3)) {
       case 0: t.work.message_bytes = t.work.message_bytes + Expr(static_cast<long long>(1 + pk(7))); break;
       case 1: t.repeat += 1; break;
-      default: t.ranks = p.tasks[static_cast<std::size_t>(*t.peer)].ranks; break;  // not disjoint
+      default:  // not disjoint (a receive's only dependency is its send, so P2P-3 still holds)
+        if (t.kind == TaskKind::recv) t.ranks = p.tasks[static_cast<std::size_t>(*t.peer)].ranks;
+        else t.repeat += 1;
+        break;
     }
     return true;
   });
@@ -1130,6 +1169,69 @@ void distributed_ops(Catalog& c) {
     p.tasks[s].peer = pk.from(others);
     return true;
   });
+  // P2P-3: a dependency between tasks on disjoint rank ranges that is not a receive on its send.
+  c.edit<P>("dependency_across_disjoint_ranks", "P2P-3", [](P& p, Pick& pk, const AnySnapshot*) {
+    std::vector<std::pair<std::size_t, std::size_t>> pairs;  // (earlier i, later j): stays acyclic
+    for (std::size_t j = 0; j < p.tasks.size(); ++j)
+      for (std::size_t i = 0; i < j && pairs.size() < 512; ++i)
+        if (!joinable(p, i, j) && !contains(p.tasks[j].dependencies, static_cast<Index>(i))) pairs.emplace_back(i, j);
+    if (pairs.empty()) return false;
+    auto [i, j] = pk.from(pairs);
+    p.tasks[j].dependencies.push_back(static_cast<Index>(i));
+    return true;
+  });
+  // COLL-4: an update no longer follows a sum of its gradients over dp (the edge is dropped,
+  // the update inheriting the reduction's dependencies, or the reduction becomes a max).
+  c.edit<P>("update_without_dp_reduction", "COLL-4", [](P& p, Pick& pk, const AnySnapshot*) {
+    std::vector<std::pair<std::size_t, std::size_t>> edges;  // (update, its dp reduction)
+    for (std::size_t i = 0; i < p.tasks.size(); ++i)
+      if (p.tasks[i].phase == Phase::optimizer)
+        for (Index u : p.tasks[i].dependencies)
+          if (const auto& a = p.tasks[static_cast<std::size_t>(u)]; a.collective && a.collective->axis == "dp" && a.collective->reduction == Reduction::sum)
+            edges.emplace_back(i, static_cast<std::size_t>(u));
+    if (edges.empty()) return false;
+    auto [o, a] = pk.from(edges);
+    if (pk(2)) {
+      p.tasks[a].collective->reduction = Reduction::max;
+    } else {
+      Indices deps;
+      for (Index u : p.tasks[o].dependencies)
+        if (static_cast<std::size_t>(u) != a) deps.push_back(u);
+      for (Index u : p.tasks[a].dependencies)
+        if (!contains(deps, u)) deps.push_back(u);
+      p.tasks[o].dependencies = std::move(deps);
+    }
+    return true;
+  });
+  // COLL-3 (on plans of the training passes, whose model declares tp layouts): a tensor-parallel
+  // collective is dropped (its dependents inherit its dependencies), duplicated, or of another kind.
+  c.edit<P>("tp_collective_dropped_duplicated_or_changed", "COLL-3", [](P& p, Pick& pk, const AnySnapshot*) {
+    std::vector<std::size_t> ts;
+    for (std::size_t i = 0; i < p.tasks.size(); ++i)
+      if (p.tasks[i].collective && p.tasks[i].collective->axis == "tp") ts.push_back(i);
+    if (ts.empty()) return false;
+    const std::size_t i = pk.from(ts);
+    switch (pk(3)) {
+      case 0: drop_task(p, i); break;
+      case 1: {
+        DistTask again = p.tasks[i];
+        again.id += ":again";
+        again.dependencies = {static_cast<Index>(i)};
+        p.tasks.push_back(std::move(again));
+        break;
+      }
+      default: {
+        static constexpr CollectiveKind kKinds[] = {CollectiveKind::all_reduce, CollectiveKind::reduce_scatter, CollectiveKind::all_gather};
+        auto& col = *p.tasks[i].collective;
+        CollectiveKind k = col.kind;
+        while (k == col.kind) k = kKinds[pk(3)];
+        col.kind = k;
+        col.reduction = k == CollectiveKind::all_gather ? Reduction::none : Reduction::sum;
+      }
+    }
+    return true;
+  });
+  c.derived();
   c.edit<P>("receive_not_after_send", "P2P-2", [](P& p, Pick& pk, const AnySnapshot*) {
     std::vector<DistTask*> ts;
     for (auto& t : p.tasks)
@@ -2426,6 +2528,25 @@ std::vector<Mutation> build() {
 }
 
 }  // namespace
+
+void drop_task(DistributedTaskIR& d, std::size_t r) {
+  const Indices via = d.tasks[r].dependencies;
+  d.tasks.erase(d.tasks.begin() + static_cast<std::ptrdiff_t>(r));
+  const auto renumber = [r](Index i) { return static_cast<std::size_t>(i) > r ? i - 1 : i; };
+  for (auto& t : d.tasks) {
+    Indices deps;
+    for (Index u : t.dependencies) {
+      if (static_cast<std::size_t>(u) == r) {
+        for (Index w : via)
+          if (!contains(deps, renumber(w))) deps.push_back(renumber(w));
+      } else if (!contains(deps, renumber(u))) {
+        deps.push_back(renumber(u));
+      }
+    }
+    t.dependencies = std::move(deps);
+    if (t.peer) t.peer = renumber(*t.peer);
+  }
+}
 
 const std::vector<Mutation>& catalog() {
   static const std::vector<Mutation> kCatalog = build();

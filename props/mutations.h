@@ -45,10 +45,18 @@ struct Mutation {
   std::vector<std::string> implied;   ///< codes the verifiers necessarily report with `code`
   std::optional<TargetKind> target;   ///< concrete target the operator needs, if any
   bool inference = false;             ///< needs an inference chain (a model with a KV-cache state)
+  /// Needs a chain derived by the training passes (ModelIR -> DistributedTaskIR with declared
+  /// tensor-parallel layouts) instead of a generated one (see chain_for in props/harness.h).
+  bool derived = false;
   /// Independent oracle for operators whose mutants can be harmless: true when the mutant is
   /// really valid (then its acceptance is correct). Empty: every mutant must be rejected.
   std::function<bool(const AnySnapshot* parent, const AnySnapshot& mutant)> valid;
 };
+
+/// Removes task `r` of `d` and keeps the rest well formed, as a pass that forgot the task
+/// would emit it: a task that depended on `r` now depends on `r`'s own dependencies (every
+/// ordering through `r` survives), and indices above `r` are renumbered (dependencies, peers).
+void drop_task(DistributedTaskIR& d, std::size_t r);
 
 /// The catalog: at least one operator for every obligation ID the trusted core emits.
 const std::vector<Mutation>& catalog();

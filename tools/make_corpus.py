@@ -842,8 +842,8 @@ def build(chain: Chain) -> Corpus:
     k.snapshot("DAG-1", "self-dependency", D, "task 11 depends on itself", mutate=lambda p: p["tasks"][11].update(dependencies=[10, 11]))
     k.snapshot("DAG-1", "repeated-dependency", Q, "command depends on command 3 twice",
                mutate=lambda p: p["commands"][4].update(dependencies=[3, 3]))
-    k.snapshot("DAG-2", "two-task-cycle", D, "optimizer tasks 11 and 12 depend on each other",
-               mutate=lambda p: (p["tasks"][11].update(dependencies=[10, 12]), p["tasks"][12].update(dependencies=[6, 11])))
+    k.snapshot("DAG-2", "two-task-cycle", D, "fc2's backward tasks 5 and 6 (both on stage 1) depend on each other",
+               mutate=lambda p: (p["tasks"][5].update(dependencies=[4, 6]), p["tasks"][6].update(dependencies=[4, 5])))
     mi = {x["id"]: i for i, x in enumerate(machine()["instructions"])}
     k.snapshot("DAG-2", "instruction-cycle", MA, "send.h's call depends on its own signal instruction, which follows it", parent=True,
                mutate=lambda p: p["instructions"][mi["i:1:call"]].update(dependencies=[mi["i:0:call"], mi["i:1:signal:0"]]))
@@ -922,8 +922,12 @@ def build(chain: Chain) -> Corpus:
                mutate=lambda p: (p["tasks"][4].update(ranks=[1, 2]), p["tasks"][4]["collective"].update(axis="", group=[1, 2])))
     k.snapshot("P2P-1", "message-bytes-differ", D, "send of 16*B*S bytes, receive of 8*B*S bytes",
                mutate=lambda p: p["tasks"][2]["work"].update(message_bytes="8*B*S"))
-    k.snapshot("P2P-1", "peer-not-reciprocal", D, "recv's peer is a different send",
-               mutate=lambda p: p["tasks"][8].update(peer=1))
+    k.snapshot("P2P-1", "peer-not-reciprocal", D, "send.h names recv.dh (whose peer is send.dh) as its peer",
+               mutate=lambda p: p["tasks"][1].update(peer=8))
+    k.snapshot("P2P-3", "stage-1-reads-stage-0-directly", D, "fc2's forward (stage 1) depends on fc1's forward (stage 0), bypassing the transfer",
+               mutate=lambda p: p["tasks"][3].update(dependencies=[0]))
+    k.snapshot("COLL-4", "update-without-dp-reduction", D, "mesh with dp = 2: the optimizer tasks do not follow a dp all-reduce of their gradients",
+               mutate=lambda p: p["mesh"]["axes"][1].update(size=2))
     k.snapshot("P2P-2", "receive-without-send-dependency", D, "recv does not depend on its send",
                mutate=lambda p: p["tasks"][2].update(dependencies=[]))
     k.snapshot("SCHED-1", "backward-before-forward", D, "stage 1 runs backward of microbatch 0 before its forward",
@@ -941,6 +945,15 @@ def build(chain: Chain) -> Corpus:
                mutate=lambda p: p["tasks"][0]["work"].update(matrix_ops="64*B*S"))
     k.snapshot("WORK-2", "backward-phase-missing", D, "fc2's backward-weight task is labelled optimizer: backward work is lost", parent=True,
                mutate=lambda p: p["tasks"][6].update(phase="optimizer"))
+    # COLL-3: the parent declares fc1 column-parallel and fc2 row-parallel (Megatron's MLP);
+    # the plan's all-reduce of y derives from the value, not from fc2, and x's backward
+    # all-reduce (f before fc1) is missing.
+    tp_model = model()
+    tp_model["operations"][0]["attrs"]["tp"] = "column"
+    tp_model["operations"][1]["attrs"]["tp"] = "row"
+    tp_parent = snap("ModelIR", tp_model, [])
+    k.snapshot("COLL-3", "row-parallel-without-its-reduction", D, "fc2 (tp = row) has no all-reduce of its own, fc1 (tp = column) no backward all-reduce of x",
+               parent=tp_parent, envelope=lambda s: s.update(parents=[tp_parent["digest"]]))
     k.snapshot("VOL-1", "collective-payload-wrong", D, "all-reduce of y claims 32*B*S bytes (y is 16*B*S)", parent=True,
                mutate=lambda p: p["tasks"][4]["collective"].update(message_bytes="32*B*S"))
     k.snapshot("VOL-1", "collective-value-unknown", D, "all-reduce of a value the model does not have", parent=True,

@@ -3,7 +3,9 @@
 #include "verifiers/gate.h"
 #include "verifiers/layers.h"
 
+#include <algorithm>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 namespace plancert {
@@ -78,6 +80,57 @@ bool divisible(const Expr& e, const Int& n, const std::vector<Symbol>& symbols) 
 
 Expr task_total(const DistTask& t, const Expr& x) { return x * Expr(make_rat(t.repeat * static_cast<std::int64_t>(t.ranks.size()), t.replication)); }
 
+// COLL-3: the tensor-parallel collectives of every operation that declares its layout (attribute
+// tp) are exactly those of Megatron-LM's conjugate operators f and g: g after a row-parallel
+// operation (all-reduce; reduce-scatter under sequence parallelism, all-gather in its backward),
+// f before the first column-parallel consumer of a value (identity forward, all-reduce backward;
+// all-gather forward and reduce-scatter backward under sequence parallelism). Inference gathers
+// the vocabulary-parallel logits. Multisets keyed by (operation, value, phase, kind, ranks, repeat).
+void tensor_parallel(check::Ctx& c, const ModelIR& m, const DistributedTaskIR& d, const std::unordered_map<std::string_view, std::size_t>& op_of) {
+  std::int64_t stride = 1, t = std::max<std::int64_t>(axis_size(d.mesh, "tp", stride), 1);
+  auto layout = [&](std::size_t k) -> std::string_view { auto it = m.operations[k].attrs.find("tp"); return it == m.operations[k].attrs.end() ? "" : std::string_view(it->second); };
+  auto source = [&](const DistTask& x) { auto it = x.lineage.sources.size() == 1 ? op_of.find(x.lineage.sources[0]) : op_of.end(); return it == op_of.end() || layout(it->second).empty() ? -1 : static_cast<std::int64_t>(it->second); };
+  using Key = std::tuple<std::int64_t, std::string_view, Phase, CollectiveKind, Index, std::size_t, std::int64_t>;
+  std::map<Key, std::pair<std::int64_t, std::size_t>> need;  // required minus present, and a task to point at
+  bool sp = false;
+  std::unordered_map<Index, std::size_t> f_op;  // value -> its first column-parallel consumer
+  for (std::size_t k = 0; k < m.operations.size(); ++k)
+    if ((layout(k) == "column" || (layout(k) == "vocab" && m.operations[k].kind == "linear")) && !m.operations[k].inputs.empty()) f_op.try_emplace(m.operations[k].inputs[0], k);
+  for (const auto& x : d.tasks) sp = sp || (x.collective && x.collective->axis == "tp" && x.collective->kind == CollectiveKind::reduce_scatter && source(x) >= 0);
+  for (std::size_t i = 0; i < d.tasks.size(); ++i) {
+    const auto& x = d.tasks[i];
+    const std::int64_t k = source(x);
+    if (k < 0 || x.ranks.empty()) continue;
+    const auto& op = m.operations[static_cast<std::size_t>(k)];
+    auto count = [&](Index v, Phase ph, CollectiveKind kind, std::int64_t n) {
+      if (v < 0) return;
+      auto& e = need[Key{k, m.values[static_cast<std::size_t>(v)].id, ph, kind, x.ranks.front(), x.ranks.size(), x.repeat}];
+      e.first += n;
+      if (e.second == 0 || n < 0) e.second = i + 1;
+    };
+    const Index y = op.outputs.empty() ? -1 : op.outputs[0], in = op.inputs.empty() ? -1 : op.inputs[0];
+    if (x.collective && x.collective->axis == "tp") {
+      const Index v = in >= 0 && m.values[static_cast<std::size_t>(in)].id == x.value ? in : y >= 0 && m.values[static_cast<std::size_t>(y)].id == x.value ? y : -1;
+      if (v < 0) c.err("COLL-3", at("tasks", i, "value"), "a tensor-parallel collective of \"" + op.id + "\" must move the operation's first input or its output");
+      count(v, x.phase, x.collective->kind, -1);
+    }
+    if (x.kind != TaskKind::compute || t < 2 || y < 0) continue;
+    const bool fwd = x.phase == Phase::forward || x.phase == Phase::recompute, bwd = x.phase == Phase::backward_activation && !d.inference;
+    const bool row = layout(static_cast<std::size_t>(k)) == "row" || (layout(static_cast<std::size_t>(k)) == "vocab" && op.kind == "embedding");
+    const bool first = in >= 0 && f_op.count(in) && f_op.at(in) == static_cast<std::size_t>(k) && !d.inference;
+    if (row && fwd) count(y, x.phase, sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, 1);
+    if (row && bwd && sp) count(y, x.phase, CollectiveKind::all_gather, 1);
+    if (first && fwd && sp) count(in, x.phase, CollectiveKind::all_gather, 1);
+    if (first && bwd) count(in, x.phase, sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, 1);
+    if (d.inference && fwd && layout(static_cast<std::size_t>(k)) == "vocab" && op.kind == "linear") count(y, x.phase, CollectiveKind::all_gather, 1);
+  }
+  for (const auto& [key, e] : need)
+    if (e.first != 0)
+      c.err("COLL-3", at("tasks", e.second - 1), std::string(e.first > 0 ? "missing" : "unexpected") + " tensor-parallel " + std::string(codec::enum_name(std::get<3>(key))) + " of \"" + std::string(std::get<1>(key)) +
+                                                     "\" in phase " + std::string(codec::enum_name(std::get<2>(key))) + " (" + std::to_string(e.first > 0 ? e.first : -e.first) + "): the layout of \"" +
+                                                     m.operations[static_cast<std::size_t>(std::get<0>(key))].id + "\" (tp = " + std::string(layout(static_cast<std::size_t>(std::get<0>(key)))) + ") needs exactly its conjugate operators");
+}
+
 }  // namespace
 
 void distributed(check::Ctx& c, const DistributedTaskIR& d) {
@@ -112,6 +165,40 @@ void distributed(check::Ctx& c, const DistributedTaskIR& d) {
         c.err("P2P-1", at("tasks", i, "peer"), "a send and its receive must name each other and agree on bytes, repetition and rank count, on disjoint ranks");
       else if (t.kind == TaskKind::recv && std::find(t.dependencies.begin(), t.dependencies.end(), *t.peer) == t.dependencies.end())
         c.err("P2P-2", at("tasks", i, "dependencies"), "a receive must depend on its send");
+    }
+  }
+  // P2P-3: data crosses between disjoint rank ranges only through a send and its receive.
+  for (std::size_t i = 0; i < d.tasks.size(); ++i) {
+    const auto& t = d.tasks[i];
+    for (std::size_t k = 0; k < t.dependencies.size(); ++k) {
+      const auto& u = d.tasks[static_cast<std::size_t>(t.dependencies[k])];
+      if (!t.ranks.empty() && !u.ranks.empty() && (u.ranks.back() < t.ranks.front() || t.ranks.back() < u.ranks.front()) &&
+          !(t.kind == TaskKind::recv && u.kind == TaskKind::send && t.peer == t.dependencies[k]))
+        c.err("P2P-3", at("tasks", i, "dependencies", static_cast<std::int64_t>(k)), "\"" + t.id + "\" depends on \"" + u.id + "\" on disjoint ranks without a send/receive pair to carry the data");
+    }
+  }
+  // COLL-4: with data parallelism, an update follows the sum of its gradients over dp, and a
+  // sharded update (after a reduce-scatter) is gathered back over dp.
+  std::int64_t dp_stride = 1;
+  if (axis_size(d.mesh, "dp", dp_stride) > 1) {
+    auto over_dp = [&](const DistTask& a, const DistTask& o) {
+      return a.collective && a.collective->axis == "dp" && a.ranks == o.ranks && a.lineage.sources == o.lineage.sources;
+    };
+    std::vector<bool> gathered(d.tasks.size(), false);
+    for (const auto& a : d.tasks)
+      if (a.collective && a.collective->kind == CollectiveKind::all_gather)
+        for (Index u : a.dependencies) gathered[static_cast<std::size_t>(u)] = gathered[static_cast<std::size_t>(u)] || over_dp(a, d.tasks[static_cast<std::size_t>(u)]);
+    for (std::size_t i = 0; i < d.tasks.size(); ++i) {
+      const auto& o = d.tasks[i];
+      if (o.phase != Phase::optimizer) continue;
+      const DistTask* red = nullptr;
+      for (Index u : o.dependencies) {
+        const auto& a = d.tasks[static_cast<std::size_t>(u)];
+        if (over_dp(a, o) && a.collective->reduction == Reduction::sum && (a.collective->kind == CollectiveKind::all_reduce || a.collective->kind == CollectiveKind::reduce_scatter)) red = &a;
+      }
+      if (!red) c.err("COLL-4", at("tasks", i, "dependencies"), "update \"" + o.id + "\" must depend on a dp all-reduce or reduce-scatter (sum) of its gradients on the same ranks and sources");
+      else if (red->collective->kind == CollectiveKind::reduce_scatter && !gathered[i])
+        c.err("COLL-4", at("tasks", i), "update \"" + o.id + "\" follows a reduce-scatter, so a dp all-gather on the same ranks and sources must depend on it");
     }
   }
   // SCHED-1: each stage's schedule runs every (chunk, microbatch) forward once, then backward once.
@@ -175,6 +262,7 @@ void model_to_distributed(check::Ctx& c, const ModelIR& m, const DistributedTask
     if (!e || !(t.collective->message_bytes == want))
       c.err("VOL-1", at("tasks", i, "collective/message_bytes"), "the payload must be the bytes of value \"" + t.value + "\"" + (e ? " (" + want.str() + ")" : std::string(", which the model does not define with a known dtype")));
   }
+  tensor_parallel(c, m, d, op_of);
   // SHARD-1/2/3: split dimensions divide, pieces match the mesh, every weight is owned.
   std::vector<bool> owned(m.values.size(), false);
   for (std::size_t k = 0; k < d.shards.size(); ++k) {

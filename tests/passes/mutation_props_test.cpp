@@ -4,6 +4,7 @@
 // and by the gate with exactly the obligation it breaks. Every mutant is re-enveloped with
 // make_snapshot and the unchanged parents digest, so only the intended obligation can fail.
 #include "tests/passes/train_gen.h"
+#include "props/mutations.h"
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
@@ -71,27 +72,7 @@ std::int64_t world(const DistributedTaskIR& d) {
   return n;
 }
 
-/// Removes task `r` and keeps the rest well formed: a task that depended on `r` now depends
-/// on `r`'s own dependencies (so every ordering through `r` survives), and indices above `r`
-/// are renumbered (dependencies and peers).
-void drop_task(DistributedTaskIR& d, std::size_t r) {
-  const Indices via = d.tasks[r].dependencies;
-  d.tasks.erase(d.tasks.begin() + static_cast<std::ptrdiff_t>(r));
-  const auto renumber = [r](Index i) { return static_cast<std::size_t>(i) > r ? i - 1 : i; };
-  for (auto& t : d.tasks) {
-    Indices deps;
-    for (Index u : t.dependencies) {
-      if (static_cast<std::size_t>(u) == r) {
-        for (Index w : via)
-          if (std::find(deps.begin(), deps.end(), renumber(w)) == deps.end()) deps.push_back(renumber(w));
-      } else if (std::find(deps.begin(), deps.end(), renumber(u)) == deps.end()) {
-        deps.push_back(renumber(u));
-      }
-    }
-    t.dependencies = std::move(deps);
-    if (t.peer) t.peer = renumber(*t.peer);
-  }
-}
+using props::drop_task;
 
 // ---- work ------------------------------------------------------------------------------------
 
@@ -149,10 +130,11 @@ RC_GTEST_PROP(TrainingMutations, UnsortedRanksAreMesh2, ()) {
 
 RC_GTEST_PROP(TrainingMutations, CollectiveMissingARankIsColl1, ()) {
   // Dropping a rank from both the task's ranks and its collective group leaves one group of
-  // the collective's axis incomplete.
+  // the collective's axis incomplete. (A dp collective would also break COLL-4: the update
+  // depends on a reduction over other ranks.)
   const Chain chain = committed(*cases(Need{.tp = true}));
   const auto& d = chain.distributed->payload();
-  const auto candidates = tasks_where(d, [](const DistTask& t) { return t.collective.has_value(); });
+  const auto candidates = tasks_where(d, [](const DistTask& t) { return t.collective && t.collective->axis == "tp"; });
   RC_ASSERT(!candidates.empty());
   const std::size_t i = candidates[pick(candidates.size())];
   const std::size_t j = pick(d.tasks[i].ranks.size());
@@ -219,9 +201,10 @@ RC_GTEST_PROP(TrainingMutations, MemoryFactOffItsBuffersIsMem1, ()) {
   RC_EXPECT_REJECTED(*chain.distributed, child, "MEM-1");
 }
 
-// ---- dropped collectives: soundness gaps (see the report; enable once an obligation exists) ----
+// ---- dropped communication: COLL-3, COLL-4, P2P-3 ------------------------------------------
 
-/// Codes the trusted core reports for the distributed snapshot without task `r`.
+/// Codes the trusted core reports for the distributed snapshot without task `r` (the
+/// dependents of `r` inherit its dependencies, as a pass that forgot the task would emit).
 Codes dropped(const Chain& chain, std::size_t r) {
   auto child = mutate<DistributedTaskIR>(*chain.distributed, [&](DistributedTaskIR& x) { drop_task(x, r); });
   std::string findings;
@@ -230,31 +213,34 @@ Codes dropped(const Chain& chain, std::size_t r) {
   return verified;
 }
 
-// A plan without one of the tensor-parallel all-reduces (or reduce-scatters / all-gathers)
-// computes wrong values: the row-parallel partial sums are never added. No obligation
-// notices: WORK-2 conserves matrix work only, VOL-1 checks the payload of the collectives
-// that are present, and nothing requires them to be present.
-RC_GTEST_PROP(TrainingMutations, DISABLED_DroppedTensorParallelCollectiveIsRejected, ()) {
+// Without one of the tensor-parallel all-reduces (or reduce-scatters / all-gathers) the
+// row-parallel partial sums are never added, or a sequence shard is never gathered. WORK-2
+// conserves matrix work only and VOL-1 checks the payload of the collectives present; COLL-3
+// requires them from the model's declared layouts.
+RC_GTEST_PROP(TrainingMutations, DroppedTensorParallelCollectiveIsColl3, ()) {
   const Chain chain = committed(*cases(Need{.tp = true}));
   const auto& d = chain.distributed->payload();
   const auto tp = tasks_where(d, [](const DistTask& t) { return t.collective && t.collective->axis == "tp"; });
   RC_ASSERT(!tp.empty());
-  RC_ASSERT(!dropped(chain, tp[pick(tp.size())]).empty());
+  const Codes got = dropped(chain, tp[pick(tp.size())]);
+  RC_ASSERT(got == Codes{"COLL-3"});
 }
 
-// Same for the data-parallel gradient all-reduce (replicas then diverge).
-RC_GTEST_PROP(TrainingMutations, DISABLED_DroppedDataParallelCollectiveIsRejected, ()) {
+// Same for the data-parallel gradient reduction (replicas then diverge) or the all-gather
+// after a distributed-optimizer update (replicas keep a shard of the update): COLL-4.
+RC_GTEST_PROP(TrainingMutations, DroppedDataParallelCollectiveIsColl4, ()) {
   const Chain chain = committed(*cases(Need{.dp = true}));
   const auto& d = chain.distributed->payload();
   const auto dp = tasks_where(d, [](const DistTask& t) { return t.collective && t.collective->axis == "dp"; });
   RC_ASSERT(!dp.empty());
-  RC_ASSERT(!dropped(chain, dp[pick(dp.size())]).empty());
+  const Codes got = dropped(chain, dp[pick(dp.size())]);
+  RC_ASSERT(got == Codes{"COLL-4"});
 }
 
 // Same for a pipeline transfer: without a send/receive pair (the receive's dependents now
-// depend on the send's dependencies directly) activations never reach the next stage, and
-// nothing requires a dependency between stages to go through a transfer.
-RC_GTEST_PROP(TrainingMutations, DISABLED_DroppedPipelineTransferIsRejected, ()) {
+// depend on the send's dependencies directly) activations never reach the next stage; the
+// dependency now joins disjoint rank ranges without a transfer: P2P-3.
+RC_GTEST_PROP(TrainingMutations, DroppedPipelineTransferIsP2p3, ()) {
   const Chain chain = committed(*cases(Need{.pp = true}));
   const auto& d = chain.distributed->payload();
   const auto sends = tasks_where(d, [](const DistTask& t) { return t.kind == TaskKind::send; });
@@ -269,7 +255,7 @@ RC_GTEST_PROP(TrainingMutations, DISABLED_DroppedPipelineTransferIsRejected, ())
   std::string findings;
   auto [verified, gated] = judge(*chain.model, child, &findings);
   RC_ASSERT(verified == gated);
-  RC_ASSERT(!verified.empty());
+  RC_ASSERT(verified.count("P2P-3") == 1u);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include "props/harness.h"
 #include "props/mutations.h"
 
 #include <filesystem>
@@ -29,19 +30,13 @@ std::string join(const std::set<std::string>& s) {
   return "{" + out + "}";
 }
 
-rc::Gen<Layer> layer_for(const Mutation& m) {
-  if (m.layer != "*") return rc::gen::just(layer_from_name(m.layer).value());
-  return rc::gen::element(Layer::model, Layer::distributed, Layer::portable, Layer::concrete, Layer::timeline, Layer::machine, Layer::observations);
-}
-
 class Mutations : public ::testing::TestWithParam<std::size_t> {};
 
 TEST_P(Mutations, MutantIsRejectedWithItsCode) {
   const Mutation& m = catalog().at(GetParam());
   std::size_t produced = 0;
   const bool ok = rc::check(m.name + " must trip " + m.code, [&] {
-    const Layer layer = *layer_for(m);
-    const Chain c = *chain(layer, m.target, m.inference ? std::optional<bool>(true) : std::nullopt);
+    const Chain c = *chain_for(m);
     const auto pick = *rc::gen::arbitrary<std::uint64_t>();
     const auto parent = c.parent();
     // the input is valid: any rejection below comes from the mutation
