@@ -175,7 +175,7 @@ std::vector<Obligation> obligations(const sym::Inputs& in, const sym::Shape& sha
     auto [task, k] = where;
     std::string id = plan.tasks[task].id;
     add("NONNEG", std::string(kField[k]) + " of " + id + " (and every task with the same expression)", {work_expr.at(text), Rel::ge, Expr()},
-        [task, k, id, field](const sym::Derivation& c) {
+        [task = task, k = k, id, field](const sym::Derivation& c) {  // init-captures: clang < 16 cannot capture bindings
           if (!c.plan || c.plan->payload().tasks.size() <= task || c.plan->payload().tasks[task].id != id) return std::string();
           auto v = field(c.plan->payload().tasks[task].work, k).constant();
           return v && *v < 0 ? std::string(kField[k]) + " of " + id + " is " + to_string(*v) + " in the committed concrete plan" : std::string();

@@ -128,7 +128,9 @@ std::optional<TrainCase> train_case(int upto, CaseOutcome& out) {
     out.discarded = true;
     return std::nullopt;
   }
-  auto& [model, strategy] = *cfg;
+  // Plain references, not a structured binding: clang before 16 cannot capture bindings in lambdas.
+  auto& model = cfg->first;
+  auto& strategy = cfg->second;
   RC_TAG("t" + std::to_string(k.tp) + " p" + std::to_string(k.pp) + " d" + std::to_string(k.dp));
   TrainCase c;
   c.world = k.tp * k.pp * k.dp;

@@ -22,7 +22,8 @@ using Release = std::vector<std::pair<std::uint32_t, std::uint32_t>>;  // (queue
 
 void merge_into(Release& a, const Release& b) {
   for (const auto& [q, v] : b) {
-    auto it = std::find_if(a.begin(), a.end(), [&](const auto& x) { return x.first == q; });
+    // q is captured by copy: clang before 16 cannot capture a structured binding.
+    auto it = std::find_if(a.begin(), a.end(), [q = q](const auto& x) { return x.first == q; });
     if (it == a.end()) a.emplace_back(q, v);
     else it->second = std::max(it->second, v);
   }

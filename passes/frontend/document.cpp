@@ -16,6 +16,8 @@
 
 namespace plancert::frontend::detail {
 
+Node::~Node() = default;
+
 const Node* Node::find(std::string_view key) const {
   for (const auto& [k, v] : members)
     if (k == key) return &v;

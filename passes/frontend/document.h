@@ -71,6 +71,18 @@ struct Node {
   std::string text;
   std::vector<Node> items;                            ///< Array: the elements
   std::vector<std::pair<std::string, Node>> members;  ///< Object: members, in input order, keys unique
+
+  // The destructor is defined out of line (document.cpp). Were it implicit, clang with
+  // libstdc++ would instantiate it while std::pair<std::string, Node> is still incomplete
+  // (pair's conditionally explicit default constructor asks whether Node is implicitly
+  // default-constructible, which needs ~Node, which needs ~vector<pair<...>>) and reject
+  // the header; declaring it means the copy and move operations must be declared too.
+  Node() = default;
+  Node(const Node&) = default;
+  Node(Node&&) noexcept = default;
+  Node& operator=(const Node&) = default;
+  Node& operator=(Node&&) noexcept = default;
+  ~Node();
   /// Object member by key, or nullptr.
   [[nodiscard]] const Node* find(std::string_view key) const;
 };

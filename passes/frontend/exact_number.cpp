@@ -64,8 +64,13 @@ Rational parse_exact_decimal(std::string_view text) {
     if (int_len > static_cast<std::size_t>(kMaxDecimalExponent) ||
         den_len > static_cast<std::size_t>(kMaxDecimalExponent))
       throw std::out_of_range("too many digits");
-    Int num(digits);
-    const Int den(std::string(text.substr(pos + 1, den_len)));
+    // cpp_int's string constructor reads a leading 0 as an octal prefix: strip them.
+    const auto decimal = [](std::string_view d) {
+      const std::size_t nz = d.find_first_not_of('0');
+      return std::string(nz == std::string_view::npos ? std::string_view("0") : d.substr(nz));
+    };
+    Int num(decimal(digits));
+    const Int den(decimal(text.substr(pos + 1, den_len)));
     if (negative) num = -num;
     return make_rational(num, den);
   }

@@ -53,12 +53,16 @@ struct Given {
                    std::string(kCommandLine) + ": flag '" + flag + "': " + reason);
 }
 
-/// Strict decimal integer: optional sign and digits only.
+/// Strict decimal integer: optional sign and digits only. Leading zeros are
+/// decimal, as for Megatron's argparse `int` ("08" is 8, "010" is 10): they are
+/// stripped before the conversion, since cpp_int's string constructor reads a
+/// leading 0 as an octal prefix (and throws std::runtime_error on "08").
 bool parse_integer(const std::string& text, Int& out) {
   std::size_t i = (!text.empty() && (text[0] == '-' || text[0] == '+')) ? 1 : 0;
   if (i == text.size() || text.size() > 40) return false;
   for (std::size_t j = i; j < text.size(); ++j)
     if (text[j] < '0' || text[j] > '9') return false;
+  while (i + 1 < text.size() && text[i] == '0') ++i;
   out = Int(text.substr(i));
   if (text[0] == '-') out = -out;
   return true;

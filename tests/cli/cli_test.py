@@ -404,6 +404,19 @@ def certify_unknown_megatron_flag(tmp: Path):
 
 
 @case
+def certify_megatron_leading_zeros(tmp: Path):
+    # Found by fuzz_megatron: "08" escaped as an internal error (boost's cpp_int read the
+    # leading 0 as an octal prefix) and "010" silently meant 8. Leading zeros are decimal,
+    # as for Megatron's argparse int.
+    r = run("certify", "--tensor-model-parallel-size", "08", "--world-size", "12", "--micro-batch-size", "1", cwd=tmp)
+    one_line_error(r, "CONFIG-5")
+    check("tp * pp = 8 * 1" in r.err, f"'08' must read as 8\n{show(r)}")
+    r = run("certify", "--tensor-model-parallel-size", "010", "--world-size", "12", "--micro-batch-size", "1", cwd=tmp)
+    one_line_error(r, "CONFIG-5")
+    check("tp * pp = 10 * 1" in r.err, f"'010' must read as 10, not octal 8\n{show(r)}")
+
+
+@case
 def certify_failure_writes_nothing(tmp: Path):
     strat = json.loads((ROOT / "examples/calculon/strategies/gpt3-175B_seqsel.json").read_text())
     strat.update(tensor_par=5, num_procs=40)  # 5 divides neither the 96 heads nor the FFN size

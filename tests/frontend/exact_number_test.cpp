@@ -38,6 +38,10 @@ TEST(ExactDecimal, Fractions) {
   EXPECT_EQ(parse_exact_decimal("-3/6"), q(-1, 2));
   EXPECT_EQ(parse_exact_decimal("4/2"), Rational(2));
   EXPECT_THROW((void)parse_exact_decimal("1/0"), std::domain_error);
+  // Leading zeros are decimal, not an octal prefix.
+  EXPECT_EQ(parse_exact_decimal("010/3"), q(10, 3));
+  EXPECT_EQ(parse_exact_decimal("09/010"), q(9, 10));
+  EXPECT_THROW((void)parse_exact_decimal("1/00"), std::domain_error);
 }
 
 TEST(ExactDecimal, Rejects) {

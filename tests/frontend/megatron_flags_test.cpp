@@ -76,6 +76,20 @@ TEST(MegatronFlags, VirtualPipeline) {
   EXPECT_EQ(parse_megatron_flags(c).interleave, 2);
 }
 
+// Leading zeros are decimal (Megatron's argparse `int`), never octal; "09" used to
+// escape as boost's std::runtime_error (fuzz_megatron crash).
+TEST(MegatronFlags, LeadingZerosAreDecimal) {
+  const StrategyConfig s = parse_megatron_flags(
+      {"--tensor-model-parallel-size", "08", "--data-parallel-size=010", "--micro-batch-size", "+09"});
+  EXPECT_EQ(s.tp, 8);
+  EXPECT_EQ(s.dp, 10);
+  EXPECT_EQ(s.microbatch, 9);
+  EXPECT_CONFIG_ERROR(parse_megatron_flags({"--tensor-model-parallel-size", "00"}), "CONFIG-4",
+                      "must be a positive integer, got 00");
+  EXPECT_CONFIG_ERROR(parse_megatron_flags({"--tensor-model-parallel-size", "09", "--micro-batch-size", "0x8"}),
+                      "CONFIG-7", "must be an integer, got '0x8'");
+}
+
 // ----------------------------------------------------------------------------
 // Bad flags
 
