@@ -144,10 +144,11 @@ Snapshot<ModelIR> build_model(const Knobs& kn, std::optional<bool> inference) {
     Index out = add_value("v:a" + n, role, act_shape);
     acts.push_back(out);
     op.outputs = {out};
-    if (state && (r.flag(6, 3) || (!written && i + 1 == nops))) {
-      switch (written ? r(7, 3) : 2) {
-        case 0: op.effects.push_back({EffectKind::read, *state}); break;
-        case 1: op.effects = {{EffectKind::read, *state}, {EffectKind::write, *state}}; break;
+    if (state && (i == 0 || written)) {  // the first op writes the state; every later op reads and/or writes it
+      switch (written ? r(7, 4) : 3) {  // after the first writer: read-only half of the time
+        case 0:
+        case 1: op.effects.push_back({EffectKind::read, *state}); break;
+        case 2: op.effects = {{EffectKind::read, *state}, {EffectKind::write, *state}}; break;
         default: op.effects.push_back({EffectKind::write, *state}); break;
       }
       written = true;
