@@ -78,7 +78,11 @@ bool divisible(const Expr& e, const Int& n, const std::vector<Symbol>& symbols) 
   return true;
 }
 
-Expr task_total(const DistTask& t, const Expr& x) { return x * Expr(make_rat(t.repeat * static_cast<std::int64_t>(t.ranks.size()), t.replication)); }
+// Work of all instances of `t` (none when replication < 1: WORK-3 reports it, and direct
+// callers of verify_transition must not see a division by zero).
+Expr task_total(const DistTask& t, const Expr& x) {
+  return t.replication < 1 ? Expr() : x * Expr(make_rat(t.repeat * static_cast<std::int64_t>(t.ranks.size()), t.replication));
+}
 
 // COLL-3: the tensor-parallel collectives of every operation that declares its layout (attribute
 // tp) are exactly those of Megatron-LM's conjugate operators f and g: g after a row-parallel

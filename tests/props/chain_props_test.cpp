@@ -210,15 +210,14 @@ TEST(ValidChain, GeneratorsCoverEveryFeature) {
   EXPECT_EQ(seen.size(), 45u);
 }
 
-// ---- findings about the verifiers (reported, not fixed here) ------------------------------
+// ---- regressions of findings about the verifiers ------------------------------------------
 
-// verify_transition(model, distributed) evaluates WORK-2's per-task totals with
-// make_rat(repeat * |ranks|, replication) before WORK-3 has been enforced (WORK-3 is a
-// snapshot obligation), so a child with replication 0 on a forward compute task makes it
-// throw std::domain_error instead of reporting WORK-3/WORK-2. The Gate and `plancert verify`
-// only call verify_transition after verify_snapshot passed, so they are not affected; direct
-// callers are. Enable once fixed.
-TEST(VerifierFindings, DISABLED_TransitionOfZeroReplicationTaskDoesNotThrow) {
+// verify_transition(model, distributed) evaluated WORK-2's per-task totals with
+// make_rat(repeat * |ranks|, replication) before WORK-3 had been enforced (WORK-3 is a
+// snapshot obligation), so a child with replication 0 on a forward compute task made it
+// throw std::domain_error. The Gate and `plancert verify` only call verify_transition after
+// verify_snapshot passed; direct callers must not see the exception either.
+TEST(VerifierFindings, TransitionOfZeroReplicationTaskDoesNotThrow) {
   ModelIR m;
   m.name = "m";
   m.rules = {"model.define"};
