@@ -1232,6 +1232,21 @@ void distributed_ops(Catalog& c) {
     return true;
   });
   c.derived();
+  // COLL-5 (on plans of the training passes): an update of a tied weight no longer depends on
+  // the receive of the other stage's gradient (the dp reduction may still depend on it).
+  c.edit<P>("tied_update_without_exchange", "COLL-5", [](P& p, Pick& pk, const AnySnapshot*) {
+    std::vector<std::pair<std::size_t, Index>> edges;  // (update, tied receive it depends on)
+    for (std::size_t i = 0; i < p.tasks.size(); ++i)
+      if (p.tasks[i].phase == Phase::optimizer)
+        for (Index u : p.tasks[i].dependencies)
+          if (const auto& r = p.tasks[static_cast<std::size_t>(u)]; r.kind == TaskKind::recv && contains(p.tasks[i].lineage.sources, r.value)) edges.emplace_back(i, u);
+    if (edges.empty()) return false;
+    auto [i, u] = pk.from(edges);
+    auto& d = p.tasks[i].dependencies;
+    d.erase(std::find(d.begin(), d.end(), u));
+    return true;
+  });
+  c.derived();
   c.edit<P>("receive_not_after_send", "P2P-2", [](P& p, Pick& pk, const AnySnapshot*) {
     std::vector<DistTask*> ts;
     for (auto& t : p.tasks)

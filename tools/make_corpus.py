@@ -928,6 +928,8 @@ def build(chain: Chain) -> Corpus:
                mutate=lambda p: p["tasks"][3].update(dependencies=[0]))
     k.snapshot("COLL-4", "update-without-dp-reduction", D, "mesh with dp = 2: the optimizer tasks do not follow a dp all-reduce of their gradients",
                mutate=lambda p: p["mesh"]["axes"][1].update(size=2))
+    k.snapshot("COLL-5", "tied-weight-updated-apart", D, "w1 is updated on stage 0 and (also) on stage 1, and neither update receives the other's gradient",
+               mutate=lambda p: p["tasks"][12]["lineage"].update(sources=["w1", "w2"]))
     k.snapshot("P2P-2", "receive-without-send-dependency", D, "recv does not depend on its send",
                mutate=lambda p: p["tasks"][2].update(dependencies=[]))
     k.snapshot("SCHED-1", "backward-before-forward", D, "stage 1 runs backward of microbatch 0 before its forward",

@@ -4,7 +4,9 @@
 #include "verifiers/layers.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 
@@ -203,6 +205,29 @@ void distributed(check::Ctx& c, const DistributedTaskIR& d) {
       if (!red) c.err("COLL-4", at("tasks", i, "dependencies"), "update \"" + o.id + "\" must depend on a dp all-reduce or reduce-scatter (sum) of its gradients on the same ranks and sources");
       else if (red->collective->kind == CollectiveKind::reduce_scatter && !gathered[i])
         c.err("COLL-4", at("tasks", i), "update \"" + o.id + "\" follows a reduce-scatter, so a dp all-gather on the same ranks and sources must depend on it");
+    }
+  }
+  // COLL-5: a weight updated on several rank sets (tied across stages) is updated on each only
+  // after receiving the gradients of every other one. Stops at an update's first missing set,
+  // so the work is bounded by the receives present.
+  std::map<std::string_view, std::set<Indices>> sets;  // weight -> rank sets of its updates
+  for (const auto& o : d.tasks)
+    if (o.phase == Phase::optimizer)
+      for (const auto& w : o.lineage.sources) sets[w].insert(o.ranks);
+  for (std::size_t i = 0; i < d.tasks.size(); ++i) {
+    const auto& o = d.tasks[i];
+    if (o.phase != Phase::optimizer) continue;
+    for (const auto& w : o.lineage.sources) {
+      const auto& all = sets[w];
+      if (all.size() < 2) continue;
+      std::set<const Indices*, std::function<bool(const Indices*, const Indices*)>> got([](const Indices* a, const Indices* b) { return *a < *b; });
+      for (Index u : o.dependencies)
+        if (const auto& r = d.tasks[static_cast<std::size_t>(u)]; r.kind == TaskKind::recv && r.value == w && r.peer) got.insert(&d.tasks[static_cast<std::size_t>(*r.peer)].ranks);
+      for (const auto& other : all)
+        if (other != o.ranks && !got.count(&other)) {
+          c.err("COLL-5", at("tasks", i, "dependencies"), "update \"" + o.id + "\" of \"" + w + "\", which ranks " + std::to_string(other.front()) + ".." + std::to_string(other.back()) + " also update, must depend on a receive of their gradient");
+          break;
+        }
     }
   }
   // SCHED-1: each stage's schedule runs every (chunk, microbatch) forward once, then backward once.

@@ -55,7 +55,7 @@ class Distributor {
     v_ = s.schedule == frontend::Schedule::Interleaved ? s.interleave : 1;
     mb_ = s.num_microbatches();
     sp_ = s.sequence_parallel && t_ > 1;
-    out_.rules = {"train.op", "train.tp_collective", "train.pp_transfer", "train.dp_collective", "train.optimizer"};
+    out_.rules = {"train.op", "train.tp_collective", "train.pp_transfer", "train.dp_collective", "train.optimizer", "train.tied_gradient"};
     out_.symbols = m.symbols;
     out_.microbatches = mb_;
     out_.mesh.axes = {MeshAxis{"pp", p_}, MeshAxis{"dp", dp_}, MeshAxis{"tp", t_}};
@@ -69,6 +69,7 @@ class Distributor {
     out_.schedule = pipeline_schedule(p_, v_, mb_);
     for (std::int64_t g = 0; g < p_ * v_; ++g) forward_chain(g);
     for (std::int64_t g = p_ * v_ - 1; g >= 0; --g) backward_chain(g);
+    tied_gradients();
     for (std::int64_t st = 0; st < p_; ++st) data_parallel(st);
     return std::move(out_);
   }
@@ -312,6 +313,50 @@ class Distributor {
     }
   }
 
+  // A weight used on several stages (the embedding tied to the LM head, on the first and last
+  // stage) is updated by each of them, so its copies stay equal only if every stage adds the
+  // others' gradients first: Megatron-LM all-reduces the word-embedding gradients over the
+  // embedding group before the data-parallel reduction. Here one send/receive pair per ordered
+  // pair of stages carries a stage's gradient shard, after that stage's backward (COLL-5).
+  void tied_gradients() {
+    std::map<Index, std::map<std::int64_t, Expr>> uses;  // weight -> stage -> gradient bytes per rank
+    const Rat grad = bytes_per_parameter(s_.dtype, s_.distributed_optimizer, dp_)[1];
+    for (const auto& o : ops_) {
+      const Operation& op = m_.operations[o.index];
+      for (std::size_t k = 0; k < op.inputs.size(); ++k)
+        if (Index v = op.inputs[k]; m_.values[static_cast<std::size_t>(v)].role == ValueRole::weight && !uses[v].count(o.stage))
+          uses[v][o.stage] = elements(m_.values[static_cast<std::size_t>(v)]) * Expr(grad / Rat(shard_of(o, k, v).pieces));
+    }
+    for (const auto& [v, stages] : uses) {
+      if (stages.size() < 2) continue;
+      const std::string& vid = m_.values[static_cast<std::size_t>(v)].id;
+      for (const auto& [from, bytes] : stages)
+        for (const auto& [to, unused] : stages) {
+          (void)unused;
+          if (from == to) continue;
+          auto make = [&](TaskKind k, std::int64_t st) {
+            DistTask t;
+            t.id = std::string(k == TaskKind::send ? "send" : "recv") + ":tied." + vid + ":s" + std::to_string(from) + ":s" + std::to_string(to);
+            t.kind = k;
+            t.ranks = stage_ranks(st);
+            t.value = vid;
+            t.work.message_bytes = bytes;
+            (k == TaskKind::send ? t.work.read_bytes : t.work.write_bytes) = bytes;
+            t.lineage = Lineage{LineageKind::derived, "train.tied_gradient", {vid}};
+            return t;
+          };
+          DistTask send = make(TaskKind::send, from);
+          send.dependencies = bwd_end_[from];
+          const Index si = emit(std::move(send), -1);
+          DistTask recv = make(TaskKind::recv, to);
+          recv.peer = si;
+          const Index ri = emit(std::move(recv), si);
+          out_.tasks[static_cast<std::size_t>(si)].peer = ri;
+          tied_in_[to].push_back(ri);
+        }
+    }
+  }
+
   void data_parallel(std::int64_t st) {
     // The stage's parameters per rank (sharded ones over t).
     Expr params;
@@ -346,6 +391,8 @@ class Distributor {
       t.lineage = Lineage{LineageKind::derived, "train.dp_collective", weights};
       if (dep < 0)
         for (Index e : bwd_end_[st]) t.dependencies.push_back(e);
+      if (kind != CollectiveKind::all_gather)  // reduce the gradients the other stages added
+        for (Index e : tied_in_[st]) t.dependencies.push_back(e);
       return emit(std::move(t), dep);
     };
     if (dp_ > 1) after = dp_coll(s_.distributed_optimizer ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, bpp[1], -1);
@@ -361,6 +408,7 @@ class Distributor {
     opt.lineage = Lineage{LineageKind::derived, "train.optimizer", weights};
     if (after < 0)
       for (Index e : bwd_end_[st]) opt.dependencies.push_back(e);
+    for (Index e : tied_in_[st]) opt.dependencies.push_back(e);
     after = emit(std::move(opt), after);
     if (dp_ > 1 && s_.distributed_optimizer) dp_coll(CollectiveKind::all_gather, bpp[0], after);
   }
@@ -391,7 +439,7 @@ class Distributor {
   std::map<Index, std::size_t> first_column_;
   std::map<Index, Index> saved_by_;
   std::map<std::int64_t, Index> fwd_in_, fwd_end_, bwd_in_;
-  std::map<std::int64_t, Indices> bwd_end_;
+  std::map<std::int64_t, Indices> bwd_end_, tied_in_;
 };
 
 }  // namespace

@@ -258,5 +258,25 @@ RC_GTEST_PROP(TrainingMutations, DroppedPipelineTransferIsP2p3, ()) {
   RC_ASSERT(verified.count("P2P-3") == 1u);
 }
 
+// Tied embeddings on the first and last stage: each stage's update must first receive the
+// other stage's gradient (Megatron's embedding group), or the two copies diverge: COLL-5.
+RC_GTEST_PROP(TrainingMutations, DroppedTiedGradientExchangeIsColl5, ()) {
+  const Chain chain = committed(*cases(Need{.pp = true}));
+  const auto& d = chain.distributed->payload();
+  const auto recvs = tasks_where(d, [](const DistTask& t) { return t.kind == TaskKind::recv && t.lineage.rule == "train.tied_gradient"; });
+  RC_PRE(!recvs.empty());
+  const std::size_t recv = recvs[pick(recvs.size())], send = static_cast<std::size_t>(*d.tasks[recv].peer);
+  auto child = mutate<DistributedTaskIR>(*chain.distributed, [&](DistributedTaskIR& x) {
+    x.tasks[send].peer.reset();
+    x.tasks[recv].peer.reset();
+    drop_task(x, std::max(send, recv));
+    drop_task(x, std::min(send, recv));
+  });
+  std::string findings;
+  auto [verified, gated] = judge(*chain.model, child, &findings);
+  RC_ASSERT(verified == gated);
+  RC_ASSERT(verified.count("COLL-5") == 1u);
+}
+
 }  // namespace
 }  // namespace plancert::testing
