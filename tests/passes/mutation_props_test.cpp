@@ -237,45 +237,39 @@ RC_GTEST_PROP(TrainingMutations, DroppedDataParallelCollectiveIsColl4, ()) {
   RC_ASSERT(got == Codes{"COLL-4"});
 }
 
+/// Codes the trusted core reports for the distributed snapshot without the transfer pair of
+/// task `t` (a send or a receive); the pair goes together, with no dangling peer in between.
+Codes dropped_pair(const Chain& chain, std::size_t t) {
+  const std::size_t peer = static_cast<std::size_t>(*chain.distributed->payload().tasks[t].peer);
+  auto child = mutate<DistributedTaskIR>(*chain.distributed, [&](DistributedTaskIR& x) {
+    x.tasks[t].peer.reset();
+    x.tasks[peer].peer.reset();
+    drop_task(x, std::max(t, peer));
+    drop_task(x, std::min(t, peer));
+  });
+  std::string findings;
+  auto [verified, gated] = judge(*chain.model, child, &findings);
+  RC_ASSERT(verified == gated);
+  return verified;
+}
+
 // Same for a pipeline transfer: without a send/receive pair (the receive's dependents now
 // depend on the send's dependencies directly) activations never reach the next stage; the
 // dependency now joins disjoint rank ranges without a transfer: P2P-3.
 RC_GTEST_PROP(TrainingMutations, DroppedPipelineTransferIsP2p3, ()) {
   const Chain chain = committed(*cases(Need{.pp = true}));
-  const auto& d = chain.distributed->payload();
-  const auto sends = tasks_where(d, [](const DistTask& t) { return t.kind == TaskKind::send; });
+  const auto sends = tasks_where(chain.distributed->payload(), [](const DistTask& t) { return t.kind == TaskKind::send; });
   RC_ASSERT(!sends.empty());
-  const std::size_t send = sends[pick(sends.size())], recv = static_cast<std::size_t>(*d.tasks[send].peer);
-  auto child = mutate<DistributedTaskIR>(*chain.distributed, [&](DistributedTaskIR& x) {
-    x.tasks[send].peer.reset();  // the pair goes together: no dangling peer in between
-    x.tasks[recv].peer.reset();
-    drop_task(x, std::max(send, recv));
-    drop_task(x, std::min(send, recv));
-  });
-  std::string findings;
-  auto [verified, gated] = judge(*chain.model, child, &findings);
-  RC_ASSERT(verified == gated);
-  RC_ASSERT(verified.count("P2P-3") == 1u);
+  RC_ASSERT(dropped_pair(chain, sends[pick(sends.size())]).count("P2P-3") == 1u);
 }
 
 // Tied embeddings on the first and last stage: each stage's update must first receive the
 // other stage's gradient (Megatron's embedding group), or the two copies diverge: COLL-5.
 RC_GTEST_PROP(TrainingMutations, DroppedTiedGradientExchangeIsColl5, ()) {
   const Chain chain = committed(*cases(Need{.pp = true}));
-  const auto& d = chain.distributed->payload();
-  const auto recvs = tasks_where(d, [](const DistTask& t) { return t.kind == TaskKind::recv && t.lineage.rule == "train.tied_gradient"; });
+  const auto recvs = tasks_where(chain.distributed->payload(), [](const DistTask& t) { return t.kind == TaskKind::recv && t.lineage.rule == "train.tied_gradient"; });
   RC_PRE(!recvs.empty());
-  const std::size_t recv = recvs[pick(recvs.size())], send = static_cast<std::size_t>(*d.tasks[recv].peer);
-  auto child = mutate<DistributedTaskIR>(*chain.distributed, [&](DistributedTaskIR& x) {
-    x.tasks[send].peer.reset();
-    x.tasks[recv].peer.reset();
-    drop_task(x, std::max(send, recv));
-    drop_task(x, std::min(send, recv));
-  });
-  std::string findings;
-  auto [verified, gated] = judge(*chain.model, child, &findings);
-  RC_ASSERT(verified == gated);
-  RC_ASSERT(verified.count("COLL-5") == 1u);
+  RC_ASSERT(dropped_pair(chain, recvs[pick(recvs.size())]).count("COLL-5") == 1u);
 }
 
 }  // namespace
