@@ -301,7 +301,8 @@ rc::Gen<Chain> chain_for(const Mutation& m) {
   const auto inference = m.inference ? std::optional<bool>(true) : std::nullopt;
   if (m.derived)
     return rc::gen::exec([] {
-      const TrainKnobs k = *rc::gen::suchThat(train_knobs(), [](const TrainKnobs& x) { return train_configs(x).has_value(); });
+      // t = 2: the derived operators (COLL-3, COLL-5, COLL-6) need tensor parallelism or pipeline stages
+      const TrainKnobs k = *rc::gen::suchThat(train_knobs(), [](const TrainKnobs& x) { return x.tp > 1 && train_configs(x).has_value(); });
       const auto [model, strategy] = *train_configs(k);
       const passes::Workload w{Expr(strategy.microbatch), Expr(*frontend::effective_seq_length(model, strategy)), {}};
       Chain c;

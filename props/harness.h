@@ -110,7 +110,7 @@ struct OperatorReport {
 
 /// The valid chains operator `m` applies to: generated chains topped by its layer (any layer
 /// for "*", with its target and inference needs), or, for a `derived` operator, the ModelIR and
-/// DistributedTaskIR the training passes derive from generated TrainKnobs.
+/// DistributedTaskIR the training passes derive from generated TrainKnobs with t = 2.
 rc::Gen<Chain> chain_for(const Mutation& m);
 
 /// Applies every operator of catalog() to `runs` generated valid snapshots (seeded) and

@@ -1208,7 +1208,7 @@ void distributed_ops(Catalog& c) {
   c.edit<P>("tp_collective_dropped_duplicated_or_changed", "COLL-3", [](P& p, Pick& pk, const AnySnapshot*) {
     std::vector<std::size_t> ts;
     for (std::size_t i = 0; i < p.tasks.size(); ++i)
-      if (p.tasks[i].collective && p.tasks[i].collective->axis == "tp") ts.push_back(i);
+      if (p.tasks[i].collective && p.tasks[i].collective->axis == "tp" && p.tasks[i].lineage.sources.size() == 1) ts.push_back(i);  // (not COLL-6's gradient sums)
     if (ts.empty()) return false;
     const std::size_t i = pk.from(ts);
     switch (pk(3)) {
@@ -1220,13 +1220,11 @@ void distributed_ops(Catalog& c) {
         p.tasks.push_back(std::move(again));
         break;
       }
-      default: {
-        static constexpr CollectiveKind kKinds[] = {CollectiveKind::all_reduce, CollectiveKind::reduce_scatter, CollectiveKind::all_gather};
+      default: {  // all-reduce <-> all-gather (a reduce-scatter would switch the plan's sequence-parallel mode, COLL-6)
         auto& col = *p.tasks[i].collective;
-        CollectiveKind k = col.kind;
-        while (k == col.kind) k = kKinds[pk(3)];
-        col.kind = k;
-        col.reduction = k == CollectiveKind::all_gather ? Reduction::none : Reduction::sum;
+        if (col.kind == CollectiveKind::reduce_scatter) return false;
+        col.kind = col.kind == CollectiveKind::all_reduce ? CollectiveKind::all_gather : CollectiveKind::all_reduce;
+        col.reduction = col.kind == CollectiveKind::all_gather ? Reduction::none : Reduction::sum;
       }
     }
     return true;
@@ -1244,6 +1242,25 @@ void distributed_ops(Catalog& c) {
     auto [i, u] = pk.from(edges);
     auto& d = p.tasks[i].dependencies;
     d.erase(std::find(d.begin(), d.end(), u));
+    return true;
+  });
+  c.derived();
+  // COLL-6 (on plans of the training passes): under sequence parallelism an update no longer
+  // depends on the tp sum of its whole weights' gradients (edge dropped, or the sum is a max).
+  c.edit<P>("sequence_parallel_update_without_tp_sum", "COLL-6", [](P& p, Pick& pk, const AnySnapshot*) {
+    std::vector<std::pair<std::size_t, Index>> edges;  // (update, tp gradient sum it depends on)
+    for (std::size_t i = 0; i < p.tasks.size(); ++i)
+      if (p.tasks[i].phase == Phase::optimizer)
+        for (Index u : p.tasks[i].dependencies)
+          if (const auto& a = p.tasks[static_cast<std::size_t>(u)]; a.collective && a.collective->axis == "tp" && a.collective->kind == CollectiveKind::all_reduce) edges.emplace_back(i, u);
+    if (edges.empty()) return false;
+    auto [i, u] = pk.from(edges);
+    if (pk(2)) {
+      p.tasks[static_cast<std::size_t>(u)].collective->reduction = Reduction::max;
+    } else {
+      auto& d = p.tasks[i].dependencies;
+      d.erase(std::find(d.begin(), d.end(), u));
+    }
     return true;
   });
   c.derived();

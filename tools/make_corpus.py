@@ -956,6 +956,22 @@ def build(chain: Chain) -> Corpus:
     tp_parent = snap("ModelIR", tp_model, [])
     k.snapshot("COLL-3", "row-parallel-without-its-reduction", D, "fc2 (tp = row) has no all-reduce of its own, fc1 (tp = column) no backward all-reduce of x",
                parent=tp_parent, envelope=lambda s: s.update(parents=[tp_parent["digest"]]))
+    # COLL-6: sequence parallelism (fc2's output is reduce-scattered, and all-gathered for its
+    # backward), w2 held whole on every tp rank, and its update without a tp sum of its gradient.
+    sp_model = model()
+    sp_model["operations"][1]["attrs"]["tp"] = "row"
+    sp_parent = snap("ModelIR", sp_model, [])
+
+    def sequence_parallel_w2_whole(p):
+        p["tasks"][4]["collective"]["kind"] = "reduce_scatter"
+        p["tasks"][4]["lineage"] = derived("dist.collective", "fc2")
+        p["tasks"].append(dtask("s1.allgather.y", "collective", "backward_activation", [2, 3], [4], derived("dist.collective", "fc2"),
+                                work(message="8*B*S"), value="y",
+                                collective={"axis": "tp", "group": [2, 3], "kind": "all_gather", "message_bytes": "16*B*S", "reduction": "none"}))
+        p["shards"][1] = {"axis": "", "dim": -1, "pieces": 1, "stage": 1, "value": "w2"}
+    k.snapshot("COLL-6", "sequence-parallel-update-without-tp-sum", D,
+               "sequence parallelism on tp = 2; w2 is held whole and its update does not wait for a tp all-reduce of its gradient",
+               mutate=sequence_parallel_w2_whole, parent=sp_parent, envelope=lambda s: s.update(parents=[sp_parent["digest"]]))
     k.snapshot("VOL-1", "collective-payload-wrong", D, "all-reduce of y claims 32*B*S bytes (y is 16*B*S)", parent=True,
                mutate=lambda p: p["tasks"][4]["collective"].update(message_bytes="32*B*S"))
     k.snapshot("VOL-1", "collective-value-unknown", D, "all-reduce of a value the model does not have", parent=True,

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <unordered_set>
 #include <unordered_map>
 
 namespace plancert {
@@ -129,6 +130,26 @@ void tensor_parallel(check::Ctx& c, const ModelIR& m, const DistributedTaskIR& d
     if (first && fwd && sp) count(in, x.phase, CollectiveKind::all_gather, 1);
     if (first && bwd) count(in, x.phase, sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, 1);
     if (d.inference && fwd && layout(static_cast<std::size_t>(k)) == "vocab" && op.kind == "linear") count(y, x.phase, CollectiveKind::all_gather, 1);
+  }
+  // COLL-6: under sequence parallelism every tp rank saw only its sequence shard, so the
+  // gradients of the weights it holds whole (a shard without axis) are summed over tp before
+  // the update: the update depends on a tp all-reduce (sum) on its ranks naming them.
+  if (sp && t > 1) {
+    std::unordered_set<std::string_view> whole;
+    for (const auto& sh : d.shards)
+      if (sh.axis.empty()) whole.insert(sh.value);
+    for (std::size_t i = 0; i < d.tasks.size(); ++i) {
+      const auto& o = d.tasks[i];
+      if (o.phase != Phase::optimizer) continue;
+      auto summed = [&](const DistTask& a) {
+        if (!a.collective || a.collective->axis != "tp" || a.collective->kind != CollectiveKind::all_reduce || a.collective->reduction != Reduction::sum || a.ranks != o.ranks) return false;
+        const std::unordered_set<std::string_view> names(a.lineage.sources.begin(), a.lineage.sources.end());
+        return std::all_of(o.lineage.sources.begin(), o.lineage.sources.end(), [&](const std::string& w) { return !whole.count(w) || names.count(w); });
+      };
+      const bool any = std::any_of(o.lineage.sources.begin(), o.lineage.sources.end(), [&](const std::string& w) { return whole.count(w) > 0; });
+      if (any && std::none_of(o.dependencies.begin(), o.dependencies.end(), [&](Index u) { return summed(d.tasks[static_cast<std::size_t>(u)]); }))
+        c.err("COLL-6", at("tasks", i, "dependencies"), "update \"" + o.id + "\" under sequence parallelism must depend on a tp all-reduce (sum) of the gradients of the weights every tp rank holds whole");
+    }
   }
   for (const auto& [key, e] : need)
     if (e.first != 0)

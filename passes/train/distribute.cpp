@@ -359,8 +359,8 @@ class Distributor {
 
   void data_parallel(std::int64_t st) {
     // The stage's parameters per rank (sharded ones over t).
-    Expr params;
-    std::vector<std::string> weights;
+    Expr params, replicated_params;
+    std::vector<std::string> weights, replicated;
     std::set<Index> seen;
     for (const auto& o : ops_) {
       if (o.stage != st) continue;
@@ -372,6 +372,10 @@ class Distributor {
         sh.stage = st;
         params += elements(m_.values[static_cast<std::size_t>(v)]) / Rat(sh.pieces);
         weights.push_back(sh.value);
+        if (sh.axis.empty()) {
+          replicated_params += elements(m_.values[static_cast<std::size_t>(v)]);
+          replicated.push_back(sh.value);
+        }
         out_.shards.push_back(std::move(sh));
       }
     }
@@ -379,6 +383,25 @@ class Distributor {
     auto bpp = bytes_per_parameter(s_.dtype, s_.distributed_optimizer, dp_);
     Indices ranks = stage_ranks(st);
     Index after = -1;
+    // The gradients the update must wait for besides the stage's backward: the tied weights'
+    // exchange (COLL-5) and, under sequence parallelism, the tp sum of the gradients of the
+    // weights every tp rank holds whole (each rank saw only its sequence shard: Megatron-LM's
+    // all-reduce of layer-norm gradients, COLL-6).
+    Indices ready = tied_in_[st];
+    if (sp_ && t_ > 1 && !replicated.empty()) {
+      DistTask t;
+      t.id = "tp.all_reduce.gradients:s" + std::to_string(st);
+      t.kind = TaskKind::collective;
+      t.ranks = ranks;
+      const Expr M = replicated_params * Expr(bpp[1]);
+      t.collective = Collective{ranks, CollectiveKind::all_reduce, M, Reduction::sum, "tp"};
+      t.work.message_bytes = Expr(make_rat(t_ - 1, t_) * 2) * M;
+      t.work.vector_ops = Expr(make_rat(t_ - 1, t_)) * replicated_params;
+      t.lineage = Lineage{LineageKind::derived, "train.tp_collective", replicated};
+      t.dependencies = bwd_end_[st];
+      for (Index e : tied_in_[st]) t.dependencies.push_back(e);
+      ready.push_back(emit(std::move(t), -1));
+    }
     auto dp_coll = [&](CollectiveKind kind, const Rat& bytes_per_param, Index dep) {
       DistTask t;
       t.id = std::string("dp.") + std::string(codec::enum_name(kind)) + ":s" + std::to_string(st);
@@ -391,8 +414,8 @@ class Distributor {
       t.lineage = Lineage{LineageKind::derived, "train.dp_collective", weights};
       if (dep < 0)
         for (Index e : bwd_end_[st]) t.dependencies.push_back(e);
-      if (kind != CollectiveKind::all_gather)  // reduce the gradients the other stages added
-        for (Index e : tied_in_[st]) t.dependencies.push_back(e);
+      if (kind != CollectiveKind::all_gather)  // reduce the gradients once complete
+        for (Index e : ready) t.dependencies.push_back(e);
       return emit(std::move(t), dep);
     };
     if (dp_ > 1) after = dp_coll(s_.distributed_optimizer ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, bpp[1], -1);
@@ -408,7 +431,7 @@ class Distributor {
     opt.lineage = Lineage{LineageKind::derived, "train.optimizer", weights};
     if (after < 0)
       for (Index e : bwd_end_[st]) opt.dependencies.push_back(e);
-    for (Index e : tied_in_[st]) opt.dependencies.push_back(e);
+    for (Index e : ready) opt.dependencies.push_back(e);
     after = emit(std::move(opt), after);
     if (dp_ > 1 && s_.distributed_optimizer) dp_coll(CollectiveKind::all_gather, bpp[0], after);
   }

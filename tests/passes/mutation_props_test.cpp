@@ -220,7 +220,8 @@ Codes dropped(const Chain& chain, std::size_t r) {
 RC_GTEST_PROP(TrainingMutations, DroppedTensorParallelCollectiveIsColl3, ()) {
   const Chain chain = committed(*cases(Need{.tp = true}));
   const auto& d = chain.distributed->payload();
-  const auto tp = tasks_where(d, [](const DistTask& t) { return t.collective && t.collective->axis == "tp"; });
+  // (a tp collective of one operation: the sequence-parallel gradient sums are COLL-6's)
+  const auto tp = tasks_where(d, [](const DistTask& t) { return t.collective && t.collective->axis == "tp" && t.lineage.sources.size() == 1; });
   RC_ASSERT(!tp.empty());
   const Codes got = dropped(chain, tp[pick(tp.size())]);
   RC_ASSERT(got == Codes{"COLL-3"});
@@ -270,6 +271,16 @@ RC_GTEST_PROP(TrainingMutations, DroppedTiedGradientExchangeIsColl5, ()) {
   const auto recvs = tasks_where(chain.distributed->payload(), [](const DistTask& t) { return t.kind == TaskKind::recv && t.lineage.rule == "train.tied_gradient"; });
   RC_PRE(!recvs.empty());
   RC_ASSERT(dropped_pair(chain, recvs[pick(recvs.size())]).count("COLL-5") == 1u);
+}
+
+// Under sequence parallelism each tp rank computes the gradients of the weights it holds whole
+// (layer norms, biases of row-parallel layers) from its sequence shard only; without their sum
+// over tp the tp ranks' copies diverge: COLL-6.
+RC_GTEST_PROP(TrainingMutations, DroppedSequenceParallelGradientSumIsColl6, ()) {
+  const Chain chain = committed(*cases(Need{.tp = true}));
+  const auto sums = tasks_where(chain.distributed->payload(), [](const DistTask& t) { return t.collective && t.collective->axis == "tp" && t.lineage.sources.size() > 1; });
+  RC_PRE(!sums.empty());  // sequence-parallel cases only
+  RC_ASSERT(dropped(chain, sums[pick(sums.size())]) == Codes{"COLL-6"});
 }
 
 }  // namespace
