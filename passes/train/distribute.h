@@ -59,6 +59,14 @@ std::vector<StageSchedule> pipeline_schedule(std::int64_t stages, std::int64_t c
 /// stage's gradients (or reduce-scatters gradients and all-gathers parameters with a
 /// distributed optimizer).
 ///
+/// Before that reduction, two gradient syncs that Megatron-LM performs keep replicated copies
+/// equal. A weight used on several stages (the word embedding tied to the LM head) is
+/// exchanged between them: one send/receive pair per ordered pair of stages carrying the
+/// stage's gradient shard, $rac{Vh}{t}\,g$ bytes per rank with $g$ the gradient
+/// bytes per parameter (COLL-5). Under sequence parallelism the gradients of the $P_w$
+/// parameters of a stage that every tp rank holds whole (norms, row-parallel biases) are
+/// all-reduced over tp: payload $P_w g$, $2P_w g(t-1)/t$ bytes sent per rank (COLL-6).
+///
 /// References: Shoeybi et al. 2019; Narayanan et al. 2021; Korthikanti et al. 2022;
 /// Rajbhandari et al. 2020 (ZeRO).
 DistributedTaskIR distribute_training(const ModelIR& model, const std::string& model_digest, const frontend::StrategyConfig& strategy);
