@@ -69,9 +69,6 @@ void validate(const passes::InferenceRequest& r, bool context_given) {
     throw InputError("CONFIG-5", "", "--context " + to_string(r.context) + " exceeds the model's maximum positions (" + m.source.file + ": " +
                                          std::to_string(*m.max_positions) + ")");
   frontend::validate(m, inference_strategy(r));
-  if (m.vocab && *m.vocab % r.par.tp != 0)
-    throw InputError("CONFIG-5", "", "command line: field '--tp': " + std::to_string(r.par.tp) + " does not divide the vocabulary (" + m.source.file + ": " +
-                                         std::to_string(*m.vocab) + "), which the embedding and LM head split over TP ranks");
 }
 
 struct Figures {
@@ -122,6 +119,8 @@ int run_certify_inference(const InferOptions& o) {
   r.par.pp = o.pp.empty() ? 1 : static_cast<std::int64_t>(positive("--pp", o.pp));
   if (Int(r.par.tp) * r.par.pp >= kMaxDimension) throw InputError("CONFIG-4", "", "--tp x --pp must be below 2^40");
   r.capacity = system.mem1.capacity_bytes;
+  // The embedding and the LM head split the vocabulary over the tp ranks: padded as in training.
+  const auto unpadded_vocab = pad_vocabulary(r.model, r.par.tp);
   validate(r, !o.context.empty());
 
   // ---- the exact largest batch / context, confirmed through the gate --------------------------
@@ -162,6 +161,8 @@ int run_certify_inference(const InferOptions& o) {
   const auto c = passes::derive_inference(r);
   std::cout << "plancert certify: " << r.model.name << " " << o.phase << ", batch " << r.batch << ", context " << r.context << ", tp=" << r.par.tp << " pp=" << r.par.pp
             << ", " << to_string(r.dtype) << " / " << system.name << "\n";
+  if (unpadded_vocab)
+    std::cout << "  vocabulary padded from " << *unpadded_vocab << " to " << *r.model.vocab << " (a multiple of 128 t, as Megatron-LM)\n";
   if (!c.certified()) {
     print_rejection(c);
     return static_cast<int>(Exit::Rejected);

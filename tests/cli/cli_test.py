@@ -214,6 +214,15 @@ def certify_inference_target(tmp: Path):
 
 
 @case
+def certify_inference_padded_vocabulary(tmp: Path):
+    """Inference pads a vocabulary that t does not divide, as training does (GPT-2: 50257 over
+    t = 2 becomes 50432, a multiple of 128 t), and certifies the phase."""
+    model = ROOT / "examples" / "hf" / "gpt2.config.json"
+    r = run("certify", "--model", model, "--phase", "decode", "--batch", "2", "--context", "64", "--tp", "2", cwd=tmp, timeout=300)
+    check(r.returncode == 0 and "vocabulary padded from 50257 to 50432" in r.out and r.out.rstrip().endswith("certified"), f"padded inference\n{show(r)}")
+
+
+@case
 def certify_target_unknown(tmp: Path):
     r = run("certify", "--target", "tpu-v9", cwd=tmp)
     one_line_error(r, "CONFIG-6")
