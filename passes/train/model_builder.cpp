@@ -110,11 +110,14 @@ ModelIR build_model_ir(const ModelConfig& cfg, const Workload& w, frontend::DTyp
     b.op(id, "linear", in, out, Expr(2) * BS * in_dim * out_dim, Expr(), at(layer, tp), {x});
     return out;
   };
+  // Score-matrix entries the attention computes per (sequence, head): s^2, or the causal
+  // lower triangle s(s+1)/2 when the model says causal (the stored tensors stay s x s).
+  const Expr scores = cfg.causal ? S * (S + Expr(1)) / Rat(2) : S * S;
   auto dropout = [&](const std::string& id, const std::string& layer, const char* tp, Index x, bool core) {
     if (!cfg.dropout) return x;
     auto shape = b.m.values[static_cast<std::size_t>(x)].shape;
     Index y = b.value(id + ".out", shape), mask = b.value(id + ".mask", shape, ValueRole::activation, "u8");
-    b.op(id, "dropout", {x}, {y, mask}, Expr(), b.elems(y), at(layer, tp, core), {mask});
+    b.op(id, "dropout", {x}, {y, mask}, Expr(), core ? B * A * scores : b.elems(y), at(layer, tp, core), {mask});
     return y;
   };
   auto add = [&](const std::string& id, const std::string& layer, Index x, Index y, ValueRole role = ValueRole::activation) {
@@ -160,12 +163,12 @@ ModelIR build_model_ir(const ModelConfig& cfg, const Workload& w, frontend::DTyp
     }
     // Attention core (selective recomputation redoes exactly these operations).
     Index sc = b.value(p + "score.out", {B, A, S, S});
-    b.op(p + "score", "matmul", {q, k}, {sc}, Expr(2) * B * A * S * S * d, Expr(), at(L, "head", true), {q, k});
+    b.op(p + "score", "matmul", {q, k}, {sc}, Expr(2) * B * A * scores * d, Expr(), at(L, "head", true), {q, k});
     Index pr = b.value(p + "softmax.out", {B, A, S, S});
-    b.op(p + "softmax", "softmax", {sc}, {pr}, Expr(), Expr(5) * b.elems(pr), at(L, "head", true), {pr});
+    b.op(p + "softmax", "softmax", {sc}, {pr}, Expr(), Expr(5) * B * A * scores, at(L, "head", true), {pr});
     Index pd = dropout(p + "attn_drop", L, "head", pr, true);
     Index ctx = b.value(p + "context.out", {B, S, A * d});
-    b.op(p + "context", "matmul", {pd, v}, {ctx}, Expr(2) * B * A * S * S * d, Expr(), at(L, "head", true), {pd, v});
+    b.op(p + "context", "matmul", {pd, v}, {ctx}, Expr(2) * B * A * scores * d, Expr(), at(L, "head", true), {pd, v});
     Index o = linear(p + "proj", L, "row", ctx, A * d, {{p + "proj.out", H}}, cfg.biases)[0];
     o = dropout(p + "proj_drop", L, "replicated", o, false);
     Index r1 = add(p + "res1", L, x, o);

@@ -34,7 +34,11 @@ Expr elements(const ModelValue& v);
 /// \f$a\f$ query heads, \f$k\f$ KV heads of size \f$d\f$ (MHA: \f$k=a,\ ad=h\f$):
 /// \f[ W_{\mathrm{QKV}} = 2Bsh(a+2k)d = 6Bsh^2,\quad W_{\mathrm{score}}+W_{\mathrm{context}} = 4Bs^2ad,\quad
 ///     W_{\mathrm{proj}} = 2Bsh\,ad,\quad W_{\mathrm{MLP}} = 4BshF\ (\text{gated: } 6BshF), \f]
-/// and the LM head \f$2BshV\f$. Vector-engine work follows one published per-element
+/// and the LM head \f$2BshV\f$. A model that says `causal` counts only the lower triangle of
+/// each score matrix: \f$W_{\mathrm{score}}+W_{\mathrm{context}} = 4Ba\,d\,\frac{s(s+1)}{2}\f$,
+/// and the softmax and attention dropout work on \f$Ba\frac{s(s+1)}{2}\f$ elements (the
+/// stored score tensors stay \f$s\times s\f$, as Megatron-LM's fused kernels keep them).
+/// Vector-engine work follows one published per-element
 /// convention (forward): layer norm \f$9E\f$, RMS norm \f$7E\f$, softmax \f$5E\f$, dropout
 /// \f$E\f$, GeLU \f$8E\f$, SiLU \f$5E\f$, element-wise product \f$E\f$, residual add \f$E\f$,
 /// rotary embedding \f$6E\f$, cross entropy \f$6E\f$, with \f$E\f$ the output elements.

@@ -66,6 +66,26 @@ TEST(Narayanan, ParametersWithASymbolicSequenceAreThePolynomialInS) {
   EXPECT_EQ(got.str(), "96*S+5164896");
 }
 
+// A causal model counts the lower triangle of each score matrix: per layer the two attention
+// products drop from 4 B s^2 h to 2 B h s (s + 1), the softmax from 5 B a s^2 to 5 B a s(s+1)/2
+// and the attention dropout likewise (symbolic B and S, exactly).
+TEST(Narayanan, CausalAttentionCountsTheLowerTriangle) {
+  ModelConfig full = gpt(3, 96, 8, 50304), causal = full;
+  causal.causal = true;
+  auto work = [](const ModelIR& m, Expr Work::*x) {
+    Expr sum;
+    for (const auto& op : m.operations) sum += op.work.*x;
+    return sum;
+  };
+  const ModelIR a = build_model(full, symbolic_workload(), DType::BF16), b = build_model(causal, symbolic_workload(), DType::BF16);
+  const Expr Bx = symbolic_workload().batch, Sx = symbolic_workload().seq, h(96), heads(8), l(3);
+  EXPECT_EQ(work(a, &Work::matrix_ops) - work(b, &Work::matrix_ops), l * (Expr(4) * Bx * Sx * Sx * h - Expr(2) * Bx * h * Sx * (Sx + Expr(1))));
+  const Expr half = heads * Bx * (Sx * Sx - Sx * (Sx + Expr(1)) / Rat(2));  // score entries saved per layer
+  EXPECT_EQ(work(a, &Work::vector_ops) - work(b, &Work::vector_ops), l * Expr(6) * half);  // softmax 5 + dropout 1
+  auto r = Gate::commit_root(make_snapshot(b, {}));
+  EXPECT_TRUE(std::holds_alternative<Committed<ModelIR>>(r));
+}
+
 TEST(Narayanan, ParametersCountTheVocabularyAndPositionsOnlyWhenPresent) {
   // Without a vocabulary there is no embedding, position table, final norm or head: 12lh^2 + 13lh.
   const ModelConfig m = gpt(5, 64, 4, std::nullopt);

@@ -123,18 +123,5 @@ TEST(Findings, SymbolicInterleavedPlanWithAVocabularyIsRefusedByMem2WhenMIsAtLea
   EXPECT_EQ(codes(chain.findings), std::set<std::string>{"MEM-2"}) << text(chain.findings);
 }
 
-// ModelConfig::causal ("count attention causally") is accepted by the loaders but
-// BuildModelIR always counts the full s x s scores and context (4Bs^2ad per layer).
-TEST(Findings, CausalFlagDoesNotChangeTheAttentionCount) {
-  ModelConfig m = gpt(1, 16, 2, std::nullopt);
-  const ModelIR full = build_model(m, symbolic_workload(), DType::BF16);
-  m.causal = true;
-  const ModelIR causal = build_model(m, symbolic_workload(), DType::BF16);
-  Expr a, b;
-  for (const auto& op : full.operations) a += op.work.matrix_ops;
-  for (const auto& op : causal.operations) b += op.work.matrix_ops;
-  EXPECT_EQ(a, b);
-}
-
 }  // namespace
 }  // namespace plancert::testing
