@@ -4,7 +4,6 @@
 #include "verifiers/layers.h"
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -241,9 +240,10 @@ void distributed(check::Ctx& c, const DistributedTaskIR& d) {
     for (const auto& w : o.lineage.sources) {
       const auto& all = sets[w];
       if (all.size() < 2) continue;
-      std::set<const Indices*, std::function<bool(const Indices*, const Indices*)>> got([](const Indices* a, const Indices* b) { return *a < *b; });
+      std::set<const Indices*> got;  // the members of `all` whose gradient a receive brings
       for (Index u : o.dependencies)
-        if (const auto& r = d.tasks[static_cast<std::size_t>(u)]; r.kind == TaskKind::recv && r.value == w && r.peer) got.insert(&d.tasks[static_cast<std::size_t>(*r.peer)].ranks);
+        if (const auto& r = d.tasks[static_cast<std::size_t>(u)]; r.kind == TaskKind::recv && r.value == w && r.peer)
+          if (auto it = all.find(d.tasks[static_cast<std::size_t>(*r.peer)].ranks); it != all.end()) got.insert(&*it);
       for (const auto& other : all)
         if (other != o.ranks && !got.count(&other)) {
           c.err("COLL-5", at("tasks", i, "dependencies"), "update \"" + o.id + "\" of \"" + w + "\", which ranks " + std::to_string(other.front()) + ".." + std::to_string(other.back()) + " also update, must depend on a receive of their gradient");

@@ -227,6 +227,25 @@ RC_GTEST_PROP(TrainingMutations, DroppedTensorParallelCollectiveIsColl3, ()) {
   RC_ASSERT(got == Codes{"COLL-3"});
 }
 
+// A tensor-parallel collective of an operation must move the operation's first input or its
+// output; naming another value (here the operation's weight) is COLL-3 whatever VOL-1 says.
+RC_GTEST_PROP(TrainingMutations, TensorParallelCollectiveOfAnotherValueIsColl3, ()) {
+  const Chain chain = committed(*cases(Need{.tp = true}));
+  const auto& d = chain.distributed->payload();
+  const auto& m = chain.model->payload();
+  const auto tp = tasks_where(d, [](const DistTask& t) { return t.collective && t.collective->axis == "tp" && t.lineage.sources.size() == 1; });
+  RC_ASSERT(!tp.empty());
+  const std::size_t i = tp[pick(tp.size())];
+  const auto op = std::find_if(m.operations.begin(), m.operations.end(), [&](const Operation& o) { return o.id == d.tasks[i].lineage.sources[0]; });
+  RC_ASSERT(op != m.operations.end() && op->inputs.size() >= 2);
+  auto child = mutate<DistributedTaskIR>(*chain.distributed, [&](DistributedTaskIR& x) { x.tasks[i].value = m.values[static_cast<std::size_t>(op->inputs[1])].id; });
+  std::string findings;
+  auto [verified, gated] = judge(*chain.model, child, &findings);
+  RC_ASSERT(verified == gated);
+  RC_ASSERT(verified.count("COLL-3") == 1u);
+  RC_ASSERT(findings.find("must move the operation's first input or its output") != std::string::npos);
+}
+
 // Same for the data-parallel gradient reduction (replicas then diverge) or the all-gather
 // after a distributed-optimizer update (replicas keep a shard of the update): COLL-4.
 RC_GTEST_PROP(TrainingMutations, DroppedDataParallelCollectiveIsColl4, ()) {
