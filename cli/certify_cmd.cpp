@@ -66,7 +66,6 @@ int run_certify(const CertifyOptions& o) {
   else strategy = o.strategy.empty() ? parse_strategy(kDefault_strategy.text, std::string(kDefault_strategy.name)) : load_strategy(o.strategy);
   SystemConfig system = o.system.empty() ? parse_system(kDefault_system.text, std::string(kDefault_system.name)) : load_system(o.system);
   validate(model, strategy);
-  validate_training(model, strategy);
   const auto unpadded_vocab = pad_vocabulary(model, strategy.tp);
   validate(strategy, system);
   if (!strategy.training) throw InputError("CONFIG-6", "/training", "this strategy describes inference; training certification needs training = true");

@@ -244,7 +244,6 @@ int run_prove(const ProveOptions& o) {
   else in.strategy = o.strategy.empty() ? parse_strategy(kDefault_strategy.text, std::string(kDefault_strategy.name)) : load_strategy(o.strategy);
   in.system = o.system.empty() ? parse_system(kDefault_system.text, std::string(kDefault_system.name)) : load_system(o.system);
   validate(in.strategy, in.system);
-  validate_training(in.model, in.strategy);
   pad_vocabulary(in.model, in.strategy.tp);
   if (!in.strategy.training) throw InputError("CONFIG-6", "/training", "this strategy describes inference; prove needs a training strategy");
   const sym::Shape shape = sym::parse_shape(o.symbolic, o.assume);

@@ -50,7 +50,6 @@ std::optional<std::pair<frontend::ModelConfig, frontend::StrategyConfig>> train_
   s.dtype = frontend::DType::FP16;
   try {
     frontend::validate(m, s);
-    frontend::validate_training(m, s);
   } catch (const InputError&) {
     return std::nullopt;
   }

@@ -37,7 +37,7 @@ struct TrainKnobs {
 };
 
 /// The model and strategy of `k` (hidden 64, 4 heads, FFN 256, fp16), validated by the
-/// frontends' validate() and validate_training(); nullopt when they refuse the combination.
+/// frontends' validate(); nullopt when it refuses the combination.
 std::optional<std::pair<frontend::ModelConfig, frontend::StrategyConfig>> train_configs(const TrainKnobs& k);
 
 /// A generator of TrainKnobs over small degrees (t, p, d in {1, 2}), 1-4 layers, 1-4

@@ -972,6 +972,16 @@ def build(chain: Chain) -> Corpus:
     k.snapshot("COLL-6", "sequence-parallel-update-without-tp-sum", D,
                "sequence parallelism on tp = 2; w2 is held whole and its update does not wait for a tp all-reduce of its gradient",
                mutate=sequence_parallel_w2_whole, parent=sp_parent, envelope=lambda s: s.update(parents=[sp_parent["digest"]]))
+    # COLL-6 without sequence parallelism: fc2 is a KV projection (layout kv) with fewer KV
+    # heads than t, so every tp rank holds w2 whole but computes only its own head's columns
+    # of the gradient, and the update does not wait for their tp sum.
+    kv_model = model()
+    kv_model["operations"][1]["attrs"]["tp"] = "kv"
+    kv_parent = snap("ModelIR", kv_model, [])
+    k.snapshot("COLL-6", "replicated-kv-heads-update-without-tp-sum", D,
+               "fc2 has layout kv and w2 is held whole on tp = 2; its update does not wait for a tp all-reduce of its gradient",
+               mutate=lambda p: p["shards"].__setitem__(1, {"axis": "", "dim": -1, "pieces": 1, "stage": 1, "value": "w2"}),
+               parent=kv_parent, envelope=lambda s: s.update(parents=[kv_parent["digest"]]))
     k.snapshot("VOL-1", "collective-payload-wrong", D, "all-reduce of y claims 32*B*S bytes (y is 16*B*S)", parent=True,
                mutate=lambda p: p["tasks"][4]["collective"].update(message_bytes="32*B*S"))
     k.snapshot("VOL-1", "collective-value-unknown", D, "all-reduce of a value the model does not have", parent=True,

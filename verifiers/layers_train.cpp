@@ -130,13 +130,16 @@ void tensor_parallel(check::Ctx& c, const ModelIR& m, const DistributedTaskIR& d
     if (first && bwd) count(in, x.phase, sp ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce, 1);
     if (d.inference && fwd && layout(static_cast<std::size_t>(k)) == "vocab" && op.kind == "linear") count(y, x.phase, CollectiveKind::all_gather, 1);
   }
-  // COLL-6: under sequence parallelism every tp rank saw only its sequence shard, so the
-  // gradients of the weights it holds whole (a shard without axis) are summed over tp before
-  // the update: the update depends on a tp all-reduce (sum) on its ranks naming them.
-  if (sp && t > 1) {
-    std::unordered_set<std::string_view> whole;
+  // COLL-6: a tp rank computes only part of the gradient of a weight it holds whole (a shard
+  // without axis) under sequence parallelism (its sequence shard), and of a whole weight a
+  // layout-kv operation reads (its own KV head), so the update depends on a tp all-reduce
+  // (sum) on its ranks naming them.
+  if (t > 1) {
+    std::unordered_set<std::string_view> kv, whole;
+    for (std::size_t k = 0; k < m.operations.size(); ++k)
+      for (Index v : m.operations[k].inputs) if (layout(k) == "kv") kv.insert(m.values[static_cast<std::size_t>(v)].id);
     for (const auto& sh : d.shards)
-      if (sh.axis.empty()) whole.insert(sh.value);
+      if (sh.axis.empty() && (sp || kv.count(sh.value))) whole.insert(sh.value);
     for (std::size_t i = 0; i < d.tasks.size(); ++i) {
       const auto& o = d.tasks[i];
       if (o.phase != Phase::optimizer) continue;
@@ -147,7 +150,7 @@ void tensor_parallel(check::Ctx& c, const ModelIR& m, const DistributedTaskIR& d
       };
       const bool any = std::any_of(o.lineage.sources.begin(), o.lineage.sources.end(), [&](const std::string& w) { return whole.count(w) > 0; });
       if (any && std::none_of(o.dependencies.begin(), o.dependencies.end(), [&](Index u) { return summed(d.tasks[static_cast<std::size_t>(u)]); }))
-        c.err("COLL-6", at("tasks", i, "dependencies"), "update \"" + o.id + "\" under sequence parallelism must depend on a tp all-reduce (sum) of the gradients of the weights every tp rank holds whole");
+        c.err("COLL-6", at("tasks", i, "dependencies"), "update \"" + o.id + "\" must depend on a tp all-reduce (sum) of the gradients of the weights every tp rank holds whole but computed in part (sequence parallelism, KV heads fewer than t)");
     }
   }
   for (const auto& [key, e] : need)

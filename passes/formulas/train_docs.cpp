@@ -240,8 +240,9 @@ PassDoc build_model_ir_doc() {
       "W_QKV", R"(W_{\mathrm{QKV}})",
       R"(Query, key and value projections with :math:`a` query heads and :math:`k` key/value heads of size :math:`d` (grouped-query attention; multi-head attention when :math:`k = a`).)",
       Expr(2) * B * s * h * (a + Expr(2) * k) * d, Expr(1),
-      {via("``work.matrix_ops`` of operation ``L0.qkv``", op_hook({"L0.qkv"}),
-           {{{"h", 64}, {"a", 8}, {"k", 8}, {"d", 8}}, {{"h", 64}, {"a", 8}, {"k", 2}, {"d", 8}}, {{"h", 96}, {"a", 4}, {"k", 1}, {"d", 32}}})}));
+      {via("``work.matrix_ops`` of operation ``L0.qkv`` (the fused projection, :math:`k = a`)", op_hook({"L0.qkv"}), {{{"h", 64}, {"a", 8}, {"k", 8}, {"d", 8}}}),
+       via("``work.matrix_ops`` of operations ``L0.q_proj`` and ``L0.kv`` (:math:`k < a`)", op_hook({"L0.q_proj", "L0.kv"}),
+           {{{"h", 64}, {"a", 8}, {"k", 2}, {"d", 8}}, {{"h", 96}, {"a", 4}, {"k", 1}, {"d", 32}}})}));
   p.formulas.push_back(formula(
       "W_QKV_MHA", R"(W_{\mathrm{QKV}}^{\mathrm{MHA}})", R"(The same for multi-head attention, :math:`k = a` and :math:`ad = h`.)",
       Expr(6) * B * s * h * h, Expr(1),

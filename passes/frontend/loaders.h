@@ -105,12 +105,6 @@ void validate(const ModelConfig& model, const StrategyConfig& strategy);
 /// original size when it padded, for the summary.
 std::optional<std::int64_t> pad_vocabulary(ModelConfig& model, std::int64_t tp);
 
-/// Training-only consistency (CONFIG-5), after validate(): DistributeTransformerTrainingPass
-/// splits the fused QKV projection over the \f$t\f$ ranks as one column-parallel matrix, which
-/// is exact only when \f$t\f$ divides the KV heads \f$k\f$. Replicated KV heads (\f$k < t\f$,
-/// accepted by the inference passes) would be undercounted, so training refuses them.
-void validate_training(const ModelConfig& model, const StrategyConfig& strategy);
-
 /// Cross-checks a strategy against a system (CONFIG-5): the network tiers the
 /// strategy names exist, and the system has matrix and vector peaks for the
 /// strategy's dtype.

@@ -23,13 +23,6 @@ std::optional<std::int64_t> pad_vocabulary(ModelConfig& model, std::int64_t tp) 
   return original;
 }
 
-void validate_training(const ModelConfig& m, const StrategyConfig& s) {
-  if (m.kv_heads < s.tp)
-    fail_field(s.source, "tp", code::kConsistency,
-               std::to_string(s.tp) + " exceeds " + field_ref(m.source, "kv_heads") + " = " + std::to_string(m.kv_heads) +
-                   ": training does not model replicated KV heads (t must divide the KV heads)");
-}
-
 void validate(const ModelConfig& m, const StrategyConfig& s) {
   const Provenance& mp = m.source;
   const Provenance& sp = s.source;

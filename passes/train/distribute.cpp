@@ -121,9 +121,14 @@ class Distributor {
     return r;
   }
 
-  // Per-rank share of an operation: sharded over t, or replicated on all t ranks.
+  // Per-rank share of an operation: sharded over t, replicated on all t ranks, or (layout kv)
+  // split over the t_kv = min(k, t) KV-head groups, each computed by t / t_kv ranks.
   std::pair<Rat, std::int64_t> share(const Op& o) const {
     if (o.tp == "replicated" && !sp_) return {Rat(1), t_};
+    if (o.tp == "kv") {
+      const std::int64_t g = kv_groups(m_.operations[o.index], t_);
+      return {make_rat(1, g), t_ / g};
+    }
     return {make_rat(1, t_), 1};
   }
 
@@ -359,8 +364,8 @@ class Distributor {
 
   void data_parallel(std::int64_t st) {
     // The stage's parameters per rank (sharded ones over t).
-    Expr params, replicated_params;
-    std::vector<std::string> weights, replicated;
+    Expr params, summed_params;
+    std::vector<std::string> weights, summed;
     std::set<Index> seen;
     for (const auto& o : ops_) {
       if (o.stage != st) continue;
@@ -372,9 +377,9 @@ class Distributor {
         sh.stage = st;
         params += elements(m_.values[static_cast<std::size_t>(v)]) / Rat(sh.pieces);
         weights.push_back(sh.value);
-        if (sh.axis.empty()) {
-          replicated_params += elements(m_.values[static_cast<std::size_t>(v)]);
-          replicated.push_back(sh.value);
+        if (sh.axis.empty() && (sp_ || o.tp == "kv")) {
+          summed_params += elements(m_.values[static_cast<std::size_t>(v)]);
+          summed.push_back(sh.value);
         }
         out_.shards.push_back(std::move(sh));
       }
@@ -384,20 +389,22 @@ class Distributor {
     Indices ranks = stage_ranks(st);
     Index after = -1;
     // The gradients the update must wait for besides the stage's backward: the tied weights'
-    // exchange (COLL-5) and, under sequence parallelism, the tp sum of the gradients of the
-    // weights every tp rank holds whole (each rank saw only its sequence shard: Megatron-LM's
-    // all-reduce of layer-norm gradients, COLL-6).
+    // exchange (COLL-5) and the tp sum of the gradients of weights every tp rank holds whole
+    // but computed only part of (COLL-6): under sequence parallelism every such weight (each
+    // rank saw only its sequence shard: Megatron-LM's all-reduce of layer-norm gradients), and
+    // the KV projection of fewer KV heads than t (each rank computed only its own head's
+    // columns; the sum gives every rank the whole gradient).
     Indices ready = tied_in_[st];
-    if (sp_ && t_ > 1 && !replicated.empty()) {
+    if (t_ > 1 && !summed.empty()) {
       DistTask t;
       t.id = "tp.all_reduce.gradients:s" + std::to_string(st);
       t.kind = TaskKind::collective;
       t.ranks = ranks;
-      const Expr M = replicated_params * Expr(bpp[1]);
+      const Expr M = summed_params * Expr(bpp[1]);
       t.collective = Collective{ranks, CollectiveKind::all_reduce, M, Reduction::sum, "tp"};
       t.work.message_bytes = Expr(make_rat(t_ - 1, t_) * 2) * M;
-      t.work.vector_ops = Expr(make_rat(t_ - 1, t_)) * replicated_params;
-      t.lineage = Lineage{LineageKind::derived, "train.tp_collective", replicated};
+      t.work.vector_ops = Expr(make_rat(t_ - 1, t_)) * summed_params;
+      t.lineage = Lineage{LineageKind::derived, "train.tp_collective", summed};
       t.dependencies = bwd_end_[st];
       for (Index e : tied_in_[st]) t.dependencies.push_back(e);
       ready.push_back(emit(std::move(t), -1));
@@ -442,7 +449,7 @@ class Distributor {
     sh.value = m_.values[static_cast<std::size_t>(v)].id;
     bool weight = input_pos == 1, split = false;
     std::int64_t dim = -1;
-    if (o.tp == "column") { split = true; dim = weight ? 1 : 0; }
+    if (o.tp == "column" || (o.tp == "kv" && kv_groups(m_.operations[o.index], t_) == t_)) { split = true; dim = weight ? 1 : 0; }
     else if (o.tp == "row") { split = weight; dim = 0; }
     else if (o.tp == "vocab") {  // vocabulary-parallel: split the vocabulary dimension
       split = true;

@@ -59,13 +59,21 @@ std::vector<StageSchedule> pipeline_schedule(std::int64_t stages, std::int64_t c
 /// stage's gradients (or reduce-scatters gradients and all-gathers parameters with a
 /// distributed optimizer).
 ///
-/// Before that reduction, two gradient syncs that Megatron-LM performs keep replicated copies
-/// equal. A weight used on several stages (the word embedding tied to the LM head) is
-/// exchanged between them: one send/receive pair per ordered pair of stages carrying the
-/// stage's gradient shard, $rac{Vh}{t}\,g$ bytes per rank with $g$ the gradient
-/// bytes per parameter (COLL-5). Under sequence parallelism the gradients of the $P_w$
-/// parameters of a stage that every tp rank holds whole (norms, row-parallel biases) are
-/// all-reduced over tp: payload $P_w g$, $2P_w g(t-1)/t$ bytes sent per rank (COLL-6).
+/// Before that reduction, two gradient syncs keep replicated copies equal. A weight used on
+/// several stages (the word embedding tied to the LM head) is exchanged between them, as
+/// Megatron-LM's embedding group does: one send/receive pair per ordered pair of stages
+/// carrying the stage's gradient shard, \f$\frac{Vh}{t}\,g\f$ bytes per rank with \f$g\f$ the
+/// gradient bytes per parameter (COLL-5). The gradients of the \f$P_w\f$ parameters of a stage
+/// that every tp rank holds whole but computes only in part are all-reduced over tp: payload
+/// \f$P_w g\f$, \f$2P_w g(t-1)/t\f$ bytes sent per rank (COLL-6). Under sequence parallelism
+/// these are the norms, row-parallel biases and learned positions (each rank saw its sequence
+/// shard; Megatron-LM's layer-norm all-reduce); with fewer KV heads than t, the KV projection.
+///
+/// KV heads: an operation of layout `kv` (the KV projection and its rotary embedding when
+/// \f$k < a\f$) splits over \f$t_{kv} = \min(k, t)\f$ groups. With \f$k \ge t\f$ that is the
+/// column split; with \f$k < t\f$ (replicated KV heads) each rank does \f$W/k\f$ (its one KV
+/// head, `replication` = t/k), holds the whole \f$[h, 2kd]\f$ projection, and stores
+/// \f$1/k\f$ of K and V.
 ///
 /// References: Shoeybi et al. 2019; Narayanan et al. 2021; Korthikanti et al. 2022;
 /// Rajbhandari et al. 2020 (ZeRO).

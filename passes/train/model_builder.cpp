@@ -3,6 +3,7 @@
 
 #include "verifiers/gate.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace plancert::passes {
@@ -74,6 +75,12 @@ std::int64_t dtype_bytes(std::string_view dtype) {
   throw std::invalid_argument("unknown dtype " + std::string(dtype));
 }
 
+std::int64_t kv_groups(const Operation& op, std::int64_t t) {
+  const auto it = op.attrs.find("kv_heads");
+  if (op.attrs.at("tp") != "kv" || it == op.attrs.end()) return t;
+  return std::min<std::int64_t>(std::stoll(it->second), t);
+}
+
 Expr elements(const ModelValue& v) {
   Expr n(1);
   for (const auto& d : v.shape) n = n * d;
@@ -88,7 +95,7 @@ ModelIR build_model_ir(const ModelConfig& cfg, const Workload& w, frontend::DTyp
   const Expr B = w.batch, S = w.seq, H(cfg.hidden), F(cfg.ffn), d(cfg.head_dim);
   const Expr A(cfg.heads), K(cfg.kv_heads);
   const Expr BS = B * S;
-  const bool ln = cfg.norm == NormKind::LayerNorm;
+  const bool ln = cfg.norm == NormKind::LayerNorm, mha = cfg.kv_heads == cfg.heads;
   const Expr norm_ops(ln ? 9 : 7);
 
   auto norm = [&](const std::string& id, const std::string& layer, Index x) {
@@ -152,12 +159,26 @@ ModelIR build_model_ir(const ModelConfig& cfg, const Workload& w, frontend::DTyp
   for (std::int64_t l = 0; l < cfg.layers; ++l) {
     const std::string L = std::to_string(l), p = "L" + L + ".";
     Index h1 = norm(p + "ln1", L, x);
-    std::vector<std::pair<std::string, Expr>> qkv{{p + "q", A * d}, {p + "k", K * d}, {p + "v", K * d}};
-    Indices qkv_out = linear(p + "qkv", L, "column", h1, H, qkv, cfg.biases);
-    Index q = qkv_out[0], k = qkv_out[1], v = qkv_out[2];
+    Index q, k, v;
+    if (mha) {  // MHA: one fused column-parallel QKV projection
+      std::vector<std::pair<std::string, Expr>> qkv{{p + "q", A * d}, {p + "k", K * d}, {p + "v", K * d}};
+      Indices qkv_out = linear(p + "qkv", L, "column", h1, H, qkv, cfg.biases);
+      q = qkv_out[0], k = qkv_out[1], v = qkv_out[2];
+    } else {  // GQA / MQA: the KV projection follows the KV heads (layout "kv")
+      q = linear(p + "q_proj", L, "column", h1, H, {{p + "q", A * d}}, cfg.biases)[0];
+      Indices kv = linear(p + "kv", L, "kv", h1, H, {{p + "k", K * d}, {p + "v", K * d}}, cfg.biases);
+      b.m.operations.back().attrs["kv_heads"] = std::to_string(cfg.kv_heads);
+      k = kv[0], v = kv[1];
+    }
     if (cfg.rope) {
       Index qr = b.value(p + "rope.q", {B, S, A * d}), kr = b.value(p + "rope.k", {B, S, K * d});
-      b.op(p + "rope", "rope", {q, k}, {qr, kr}, Expr(), Expr(6) * (b.elems(qr) + b.elems(kr)), at(L, "head"), {});
+      if (mha) {
+        b.op(p + "rope", "rope", {q, k}, {qr, kr}, Expr(), Expr(6) * (b.elems(qr) + b.elems(kr)), at(L, "head"), {});
+      } else {
+        b.op(p + "rope_q", "rope", {q}, {qr}, Expr(), Expr(6) * b.elems(qr), at(L, "head"), {});
+        b.op(p + "rope_k", "rope", {k}, {kr}, Expr(), Expr(6) * b.elems(kr), at(L, "kv"), {});
+        b.m.operations.back().attrs["kv_heads"] = std::to_string(cfg.kv_heads);
+      }
       q = qr;
       k = kr;
     }

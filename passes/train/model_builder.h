@@ -45,13 +45,26 @@ Expr elements(const ModelValue& v);
 ///
 /// Operation attributes record what later passes need without model names: `layer`
 /// (block index, or `embedding` / `head`), `tp` (how tensor parallelism splits it:
-/// `column`, `row`, `head`, `replicated`, `vocab`), `region` (`attention_core` for the
+/// `column`, `row`, `head`, `replicated`, `vocab`, and `kv` for the KV projection and its
+/// rotary embedding of a model with fewer KV heads than query heads, which carry `kv_heads`),
+/// `region` (`attention_core` for the
 /// score, softmax, dropout and context operations that selective recomputation redoes) and
 /// `saves` (indices of the values its backward needs, which the planner stores unless they
 /// can be recomputed).
 ///
+/// A model with \f$k < a\f$ KV heads (GQA, MQA) has a column-parallel query projection
+/// `q_proj` \f$[h, ad]\f$ and a KV projection `kv` \f$[h, 2kd]\f$ of layout `kv` instead of the
+/// fused QKV projection; the work is the same \f$2Bsh(a+2k)d\f$.
+///
 /// References: Vaswani et al. 2017; Shoeybi et al. 2019 (Megatron-LM); Narayanan et al. 2021;
 /// Korthikanti et al. 2022.
 ModelIR build_model_ir(const frontend::ModelConfig& model, const Workload& w, frontend::DType dtype);
+
+/// KV-head groups of an operation over t tensor-parallel ranks: \f$t_{kv} = \min(k, t)\f$ for
+/// an operation of layout `kv` (its attribute `kv_heads` is k), t for any other. With
+/// \f$k \ge t\f$ (t divides k) the KV heads split over the t ranks; with \f$k < t\f$ (k divides
+/// t) every rank computes the \f$k/t_{kv} = 1\f$ KV head its query heads use, \f$t/t_{kv}\f$ ranks
+/// compute the same head, and every rank holds the whole KV projection.
+std::int64_t kv_groups(const Operation& op, std::int64_t t);
 
 }  // namespace plancert::passes

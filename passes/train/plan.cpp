@@ -82,12 +82,14 @@ PortablePlanIR plan_training(const ModelIR& m, const DistributedTaskIR& d, const
     const auto& a = m.operations[op].attrs;
     return a.at("layer") + (full ? "" : "/" + (a.count("region") ? a.at("region") : std::string()));
   };
-  auto sharded = [&](Index v) {
+  // The ranks a stored tensor is split over: t, t_kv for the KV heads, or 1.
+  auto divisor = [&](Index v) -> std::int64_t {
     std::int64_t prod = producer[static_cast<std::size_t>(v)];
-    if (prod < 0) return sp;  // a graph input (layer 0 without a vocabulary) arrives sequence-sharded under SP
-    const std::string& tp = m.operations[static_cast<std::size_t>(prod)].attrs.at("tp");
-    const std::string& kind = m.operations[static_cast<std::size_t>(prod)].kind;
-    return tp == "column" || tp == "head" || (tp == "vocab" && kind != "embedding") || (sp && (tp == "replicated" || tp == "row" || tp == "vocab"));
+    if (prod < 0) return sp ? t : 1;  // a graph input (layer 0 without a vocabulary) arrives sequence-sharded under SP
+    const Operation& op = m.operations[static_cast<std::size_t>(prod)];
+    const std::string& tp = op.attrs.at("tp");
+    if (tp == "kv") return kv_groups(op, t);
+    return tp == "column" || tp == "head" || (tp == "vocab" && op.kind != "embedding") || (sp && (tp == "replicated" || tp == "row" || tp == "vocab")) ? t : 1;
   };
   // Which portable task produced each model value last (forward, recompute or receive).
   std::map<std::pair<std::int64_t, std::string>, Index> made_by;  // (stage, value id) -> task
@@ -118,7 +120,7 @@ PortablePlanIR plan_training(const ModelIR& m, const DistributedTaskIR& d, const
         b.storage = prod < 0 ? Storage::input : Storage::transient;
         b.alignment = 256;
         Expr bytes = elements(m.values[static_cast<std::size_t>(v)]) * Expr(dtype_bytes(m.values[static_cast<std::size_t>(v)].dtype));
-        b.size = sharded(v) ? bytes / Rat(t) : bytes;
+        b.size = bytes / Rat(divisor(v));
         b.lineage = Lineage{LineageKind::derived, "train.plan.buffer", {prod >= 0 ? d.tasks[static_cast<std::size_t>(made_by.at(key))].id : dt.id}};
         if (prod >= 0) {
           Index maker = made_by.at(key);

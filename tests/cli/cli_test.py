@@ -223,6 +223,24 @@ def certify_inference_padded_vocabulary(tmp: Path):
 
 
 @case
+def certify_replicated_kv_heads(tmp: Path):
+    """Llama-3-70B (8 KV heads) at t = 16 with Megatron-LM flags: the KV heads are replicated
+    (every rank holds the whole KV projection, whose gradient is summed over tp) and the plan
+    certifies, with the published parameter count and the KV projection's weights per rank."""
+    model = ROOT / "examples" / "hf" / "llama-3-70b.config.json"
+    r = run("certify", "--model", model, "--tensor-model-parallel-size", "16", "--pipeline-model-parallel-size", "4",
+            "--data-parallel-size", "2", "--micro-batch-size", "1", "--global-batch-size", "16", "--seq-length", "4096",
+            "--sequence-parallel", "--recompute-granularity", "selective", "--fp16", "--out", tmp / "out", cwd=tmp, timeout=300)
+    check(r.returncode == 0 and "parameters 70553706496" in r.out and r.out.rstrip().endswith("certified"), f"replicated KV heads\n{show(r)}")
+    plan = json.loads(next((tmp / "out").glob("*ortable*")).read_text())
+    sizes = {b["id"]: b["size"] for b in plan["payload"]["buffers"]}
+    # h = 8192, k = 8, d = 128, fp16: the whole [h, 2kd] projection on every rank; the query
+    # projection [h, ad] over t = 16.
+    check(sizes.get("w:s0:L0.kv.w") == str(8192 * 2 * 8 * 128 * 2) and sizes.get("w:s0:L0.q_proj.w") == str(8192 * 8192 // 16 * 2),
+          f"KV projection whole, query projection split: {sizes.get('w:s0:L0.kv.w')}, {sizes.get('w:s0:L0.q_proj.w')}")
+
+
+@case
 def certify_target_unknown(tmp: Path):
     r = run("certify", "--target", "tpu-v9", cwd=tmp)
     one_line_error(r, "CONFIG-6")

@@ -63,35 +63,78 @@ TEST(Findings, VocabularyNotDivisibleByTensorParallelismIsPaddedAndCommits) {
   EXPECT_FALSE(derive(unpadded, strategy(k), concrete_workload(1, 4)).ok());  // SHARD-1 without the padding
 }
 
-// frontend::validate accepts fewer KV heads than t when k divides t ("KV heads replicated"),
-// but DistributeTransformerTrainingPass splits the fused QKV projection over t as one
-// column-parallel [h, (a + 2k)d] matrix. When t does not divide (a + 2k)d, SHARD-1 refuses
-// the plan (a = 4, k = 1, d = 1, t = 4: 6 columns)...
-TEST(Findings, DISABLED_ReplicatedKvHeadsCommit) {
-  ModelConfig m = gpt(1, 4, 4, std::nullopt);
-  m.kv_heads = 1;
-  Knobs k{.tp = 4};
-  const Chain chain = derive(m, strategy(k), concrete_workload(1, 4));
-  EXPECT_TRUE(chain.ok()) << "the gate refused the " << chain.refused << ":\n" << text(chain.findings);
+// Fewer KV heads than t (k | t: Megatron-LM's replicated KV heads, e.g. Llama-3-70B with k = 8
+// at t = 16). The KV projection has layout kv: every rank holds it whole ([h, 2kd]) and
+// computes the one KV head its query heads use, t/k ranks compute the same head, and the
+// gradient of the whole projection is summed over tp before the update (COLL-6). Once the
+// fused QKV matrix was split over t as if the KV heads were split too: SHARD-1 refused the
+// plan when t did not divide (a + 2k)d, and otherwise the weights, their gradients and
+// optimizer state, the KV work and the stored K and V were undercounted.
+TEST(Findings, ReplicatedKvHeadsCommit) {
+  for (const bool sp : {false, true}) {
+    ModelConfig m = gpt(1, 4, 4, std::nullopt);
+    m.kv_heads = 1;
+    Knobs k{.tp = 4, .sequence_parallel = sp};
+    const Chain chain = derive(m, strategy(k), concrete_workload(1, 4));
+    EXPECT_TRUE(chain.ok()) << "sp=" << sp << ": the gate refused the " << chain.refused << ":\n" << text(chain.findings);
+  }
 }
 
-// ... and when it does divide, the plan is accepted with every rank holding (a + 2k)d/t QKV
-// columns, where replicated KV heads need ad/t + 2kd (a = 4, k = 1, d = 4, t = 4: 6 instead
-// of 12 columns per rank, so the weights, their gradients and optimizer state, the QKV work
-// and the stored K and V are undercounted).
-TEST(Findings, DISABLED_ReplicatedKvHeadsAreHeldWholeOnEveryRank) {
-  const std::int64_t h = 16, a = 4, kv = 1, d = 4, t = 4;
+TEST(Findings, ReplicatedKvHeadsAreHeldWholeOnEveryRank) {
+  const std::int64_t h = 16, a = 4, kv = 2, d = 4, t = 4, B = 1, s = 4;
   ModelConfig m = gpt(1, h, a, std::nullopt);
   m.kv_heads = kv;
   Knobs k{.tp = t};
-  const Chain chain = derive(m, strategy(k), concrete_workload(1, 4));
+  const Chain chain = derive(m, strategy(k), concrete_workload(B, s));
   ASSERT_TRUE(chain.ok()) << text(chain.findings);
-  // The QKV weight's bytes per rank (bf16): h * (a/t + 2k) * d * 2.
-  const PortableBuffer* qkv = nullptr;
-  for (const auto& b : chain.portable->payload().buffers)
-    if (b.id == "w:s0:L0.qkv.w") qkv = &b;
-  ASSERT_NE(qkv, nullptr);
-  EXPECT_EQ(qkv->size, Expr(h * (a / t + 2 * kv) * d * 2)) << qkv->size.str();
+  auto buffer = [&](const std::string& id) -> Expr {
+    for (const auto& b : chain.portable->payload().buffers)
+      if (b.id == id) return b.size;
+    ADD_FAILURE() << "no buffer " << id;
+    return Expr();
+  };
+  // bf16 weights: the query projection split over t, the KV projection whole on every rank
+  // (the bytes per rank of both: h (a/t + 2k) d * 2, and fp32 gradients).
+  EXPECT_EQ(buffer("w:s0:L0.q_proj.w"), Expr(h * (a / t) * d * 2));
+  EXPECT_EQ(buffer("w:s0:L0.kv.w"), Expr(h * 2 * kv * d * 2));
+  EXPECT_EQ(buffer("g:s0:L0.kv.w"), Expr(h * 2 * kv * d * 4));
+  // Each rank stores the K and V of its one head (t_kv = k groups of t/k ranks).
+  EXPECT_EQ(buffer("act:s0:L0.k"), Expr(B * s * kv * d * 2 / kv));
+  const auto& d_ir = chain.distributed->payload();
+  const DistTask* fwd = nullptr;
+  const DistTask* sum = nullptr;
+  for (const auto& x : d_ir.tasks) {
+    if (x.id == "fwd:L0.kv") fwd = &x;
+    if (x.id == "tp.all_reduce.gradients:s0") sum = &x;
+  }
+  ASSERT_NE(fwd, nullptr);
+  EXPECT_EQ(fwd->replication, t / kv);
+  EXPECT_EQ(fwd->work.matrix_ops, Expr(2 * B * s * h * 2 * d));  // one KV head per rank
+  // Without sequence parallelism only the KV projection's gradient is summed over tp.
+  ASSERT_NE(sum, nullptr);
+  EXPECT_EQ(sum->lineage.sources, (std::vector<std::string>{"L0.kv.w", "L0.kv.b"}));
+  EXPECT_EQ(sum->collective->message_bytes, Expr((h + 1) * 2 * kv * d * 4));
+}
+
+// Dropping that sum leaves the tp ranks applying different updates to one replicated weight.
+TEST(Findings, ReplicatedKvHeadsUpdateWithoutTheTpSumIsRefusedByColl6) {
+  ModelConfig m = gpt(1, 16, 4, std::nullopt);
+  m.kv_heads = 2;
+  const StrategyConfig st = strategy(Knobs{.tp = 4});
+  const Chain chain = derive(m, st, concrete_workload(1, 4));
+  ASSERT_TRUE(chain.ok()) << text(chain.findings);
+  DistributedTaskIR d = chain.distributed->payload();
+  bool dropped = false;
+  for (auto& x : d.tasks)
+    if (x.phase == Phase::optimizer) {
+      const auto n = x.dependencies.size();
+      std::erase_if(x.dependencies, [&](Index u) { return d.tasks[static_cast<std::size_t>(u)].id == "tp.all_reduce.gradients:s0"; });
+      dropped = dropped || x.dependencies.size() != n;
+    }
+  ASSERT_TRUE(dropped);
+  auto r = Gate::commit(*chain.model, make_snapshot(std::move(d), {chain.model->digest()}));
+  ASSERT_TRUE(std::holds_alternative<Rejection>(r));
+  EXPECT_NE(text(std::get<Rejection>(r).diagnostics).find("COLL-6"), std::string::npos) << text(std::get<Rejection>(r).diagnostics);
 }
 
 // Symbolic B and s with an interleaved schedule and a vocabulary: the chunks of a stage

@@ -19,9 +19,10 @@ namespace plancert::testing {
 
 /// What a property needs of the case (forces knobs, still by construction).
 ///
-/// Outside the generated space (defects reported, reproducers in findings_test.cpp): KV
-/// heads fewer than t unless `replicated_kv`, a vocabulary that t does not divide, and
-/// d_p = 3 with a distributed optimizer.
+/// Outside the generated space (reproducers in findings_test.cpp): a vocabulary that t does
+/// not divide (padded by the CLI before derivation) and d_p = 3 with a distributed optimizer.
+/// KV heads fewer than t are drawn in half the cases with t > 1, and always with
+/// `replicated_kv`.
 struct Need {
   bool tp = false;        ///< t >= 2 (TP collectives exist)
   bool pp = false;        ///< p >= 2 (pipeline transfers exist)
@@ -53,7 +54,7 @@ struct CaseKnobs {
   int microbatch = 0;  ///< B = 1 + microbatch, in [1, 2]
   int m = 0;           ///< 1F1B: m = 1 + m (in [1, 4]); interleaved: m = p * (1 + m % 2)
   bool llama = false;  ///< family metadata only
-  int kv_rep = 0;      ///< Need::replicated_kv: k = t / 2^(1 + kv_rep % log2 t)
+  int kv_rep = 0;      ///< kv_rep >= 2 or Need::replicated_kv (t > 1): k = t / 2^(1 + kv_rep % log2 t)
 };
 
 struct Case {
@@ -89,7 +90,7 @@ inline Case make_case(const CaseKnobs& k, const Need& need) {
   m.family = k.llama ? ModelFamily::Llama : ModelFamily::Gpt;
   m.heads = t * ha;
   m.kv_heads = t * divisors[static_cast<std::size_t>(k.kv_pick) % divisors.size()];
-  if (need.replicated_kv) m.kv_heads = t >> (1 + k.kv_rep % t_exp);  // k < t, k | t (and k | a)
+  if (t > 1 && (need.replicated_kv || k.kv_rep >= 2)) m.kv_heads = t >> (1 + k.kv_rep % t_exp);  // k < t, k | t (and k | a)
   m.head_dim = 1 + k.head_dim;
   m.hidden = m.heads * m.head_dim;
   m.ffn = t * (1 + k.ffn_mul);
@@ -140,7 +141,7 @@ inline rc::Gen<Case> cases(Need need = {}) {
       set(&CaseKnobs::gated), set(&CaseKnobs::rms), set(&CaseKnobs::biases), set(&CaseKnobs::positions), set(&CaseKnobs::tied), set(&CaseKnobs::rope),
       set(&CaseKnobs::activation, inRange(0, 3)), set(&CaseKnobs::max_pos, inRange(0, 3)), set(&CaseKnobs::seq, inRange(0, 8)), set(&CaseKnobs::sp),
       set(&CaseKnobs::recompute, inRange(0, 3)), set(&CaseKnobs::dtype, inRange(0, 3)), set(&CaseKnobs::distributed_optimizer), set(&CaseKnobs::dp, inRange(0, 3)),
-      set(&CaseKnobs::microbatch, inRange(0, 2)), set(&CaseKnobs::m, inRange(0, 4)), set(&CaseKnobs::llama), set(&CaseKnobs::kv_rep, inRange(0, 2)));
+      set(&CaseKnobs::microbatch, inRange(0, 2)), set(&CaseKnobs::m, inRange(0, 4)), set(&CaseKnobs::llama), set(&CaseKnobs::kv_rep, inRange(0, 4)));
   return rc::gen::map(knobs, [need](const CaseKnobs& k) { return make_case(k, need); });
 }
 

@@ -159,11 +159,12 @@ inline Expr parameters(const ModelIR& m) {
   return n;
 }
 
-/// Sum over tasks of matrix_ops * repeat * |ranks| (optionally of one phase only).
+/// Sum over tasks of matrix_ops * repeat * |ranks| / replication (optionally of one phase
+/// only): the work of every distinct instance once.
 inline Expr matrix_total(const DistributedTaskIR& d, std::optional<Phase> phase = std::nullopt) {
   Expr n;
   for (const auto& t : d.tasks)
-    if (!phase || t.phase == *phase) n += t.work.matrix_ops * Expr(t.repeat * static_cast<std::int64_t>(t.ranks.size()));
+    if (!phase || t.phase == *phase) n += t.work.matrix_ops * Expr(make_rat(t.repeat * static_cast<std::int64_t>(t.ranks.size()), t.replication));
   return n;
 }
 
