@@ -431,14 +431,23 @@ Snapshot<DistributedTaskIR> build_distributed(const Snapshot<ModelIR>& parent, c
         backward("bwd", Phase::backward_activation, 2, 19);
       }
     }
-    if (g.flag(8, 2)) {
+    // SHARD-4: when the plan shards weights, one update on every rank names every weight.
+    const bool weights = g.flag(6, 2) && std::any_of(m.values.begin(), m.values.end(), [](const ModelValue& v) { return v.role == ValueRole::weight; });
+    if (g.flag(8, 2) || weights) {
       DistTask o;
       o.id = "t:optimizer";
       o.kind = TaskKind::compute;
       o.phase = Phase::optimizer;
-      o.lineage = derived("dist.optimizer", {m.values.front().id});  // from a value, not one operation
+      std::vector<std::string> sources{m.values.front().id};  // from a value, not one operation
+      for (const auto& v : m.values)
+        if (v.role == ValueRole::weight && v.id != sources.front()) sources.push_back(v.id);
+      o.lineage = derived("dist.optimizer", sources);
       if (prev >= 0) o.dependencies = {prev};
       o.ranks = geo.complete_groups("dp", spanning(g(9, 1u << 16)));
+      if (weights) {
+        o.ranks.clear();
+        for (std::int64_t r = 0; r < world; ++r) o.ranks.push_back(r);
+      }
       o.work.vector_ops = Expr(12LL) * m.operations.front().work.persistent_bytes;
       if (dp > 1) {  // COLL-4: the update follows the sum of its gradients over dp
         DistTask a;

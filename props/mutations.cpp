@@ -1376,6 +1376,34 @@ void distributed_ops(Catalog& c) {
     *pk.from(cand) = Shard{"", -1, 1, 0, other->id};  // now owns a non-weight value instead
     return true;
   });
+  // SHARD-4: a training plan forgets to update a weight it shards. On generated chains every
+  // update (and the dp sum COLL-4 pairs with it, same sources) stops naming the weight; on
+  // chains of the training passes one stage's optimizer task is dropped.
+  c.edit<P>("weight_not_updated", "SHARD-4", [](P& p, Pick& pk, const AnySnapshot* parent) {
+    const auto& m = std::get<Snapshot<ModelIR>>(*parent).payload;
+    if (std::none_of(p.tasks.begin(), p.tasks.end(), [](const DistTask& t) { return t.kind == TaskKind::compute && (t.phase == Phase::backward_activation || t.phase == Phase::backward_weight); }))
+      return false;  // not a training plan
+    std::vector<std::string> cand;
+    for (const auto& sh : p.shards)
+      if (std::any_of(m.values.begin(), m.values.end(), [&](const ModelValue& v) { return v.id == sh.value && v.role == ValueRole::weight; })) cand.push_back(sh.value);
+    if (cand.empty()) return false;
+    const std::string w = pk.from(cand);
+    for (auto& t : p.tasks)
+      if (read_by_coll4(t) && contains(t.lineage.sources, w)) {
+        if (t.lineage.sources.size() == 1) return false;  // a derived task needs a source
+        std::erase(t.lineage.sources, w);
+      }
+    return true;
+  });
+  c.edit<P>("update_dropped", "SHARD-4", [](P& p, Pick& pk, const AnySnapshot*) {
+    std::vector<std::size_t> ts;
+    for (std::size_t i = 0; i < p.tasks.size(); ++i)
+      if (p.tasks[i].phase == Phase::optimizer) ts.push_back(i);
+    if (ts.empty()) return false;
+    drop_task(p, pk.from(ts));
+    return true;
+  });
+  c.derived();
   // EFFECT-1: a compute task's effects are not its operation's, in order.
   c.edit<P>("effects_not_the_operations", "EFFECT-1", [](P& p, Pick& pk, const AnySnapshot*) { return shuffle_effects(p.tasks, pk); });
   c.inference();

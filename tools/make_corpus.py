@@ -996,6 +996,9 @@ def build(chain: Chain) -> Corpus:
                mutate=lambda p: p["shards"][1].update(dim=2))
     k.snapshot("SHARD-3", "weight-not-owned", D, "no shard owns weight w2", parent=True,
                mutate=lambda p: p["shards"].pop(1))
+    k.snapshot("SHARD-4", "weight-not-updated-on-its-stage", D,
+               "w2 is held on stage 0, but its only update (s1.opt.w2) runs on stage 1", parent=True,
+               mutate=lambda p: p["shards"][1].update(stage=0))
 
     # ---- BUF, MEM-1, MEM-3 (PortablePlanIR snapshot obligations) -------------------------
     k.snapshot("BUF-1", "consumer-missing", P, "buffer h.s1's consumers omit the task that reads it",

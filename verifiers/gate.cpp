@@ -59,7 +59,7 @@ const std::vector<std::string_view>& obligations_checked(std::size_t layer, bool
        join(kCommon, {"OBS-2", "OBS-3"}, false)},
       {join(kCommon, {"ATTR-1", "REF-1", "REF-2", "FLOW-1", "FLOW-2", "FLOW-3"}, true),
        join(kCommon, {"ATTR-1", "REF-1", "REF-2", "DAG-1", "DAG-2", "MESH-1", "MESH-2", "MESH-3", "WORK-3", "COLL-1", "COLL-2", "COLL-4", "COLL-5", "P2P-1", "P2P-2", "P2P-3",
-                      "SCHED-1", "WORK-2", "COLL-3", "COLL-6", "VOL-1", "SHARD-1", "SHARD-2", "SHARD-3", "EFFECT-2", "EFFECT-3", "EFFECT-1", "KV-1", "WS-1"}, true),
+                      "SCHED-1", "WORK-2", "COLL-3", "COLL-6", "VOL-1", "SHARD-1", "SHARD-2", "SHARD-3", "SHARD-4", "EFFECT-2", "EFFECT-3", "EFFECT-1", "KV-1", "WS-1"}, true),
        join(kCommon, {"ATTR-1", "REF-1", "REF-2", "DAG-1", "DAG-2", "BUF-1", "BUF-2", "BUF-3", "BUF-4", "MEM-1", "MEM-3", "WORK-3", "EFFECT-2", "EFFECT-3", "CAPM-1", "CAPM-2", "WORK-1", "MEM-2", "EFFECT-4", "KV-2", "WS-2"}, true),
        join(kCommon, {"ATTR-1", "REF-1", "REF-2", "DAG-1", "DAG-2", "ALIGN-1", "ALIGN-2", "CAP-1", "CAP-2", "CAP-3", "QUEUE-1", "QUEUE-2", "QUEUE-3", "QUEUE-4",
                       "SLOT-1", "SLOT-2", "SLOT-3", "ROUTE-1", "ROUTE-2", "TOKEN-1", "TOKEN-2", "DEADLOCK-1"}, true),

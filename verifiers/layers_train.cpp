@@ -316,14 +316,23 @@ void model_to_distributed(check::Ctx& c, const ModelIR& m, const DistributedTask
       c.err("VOL-1", at("tasks", i, "collective/message_bytes"), "the payload must be the bytes of value \"" + t.value + "\"" + (e ? " (" + want.str() + ")" : std::string(", which the model does not define with a known dtype")));
   }
   tensor_parallel(c, m, d, op_of);
-  // SHARD-1/2/3: split dimensions divide, pieces match the mesh, every weight is owned.
+  // SHARD-1/2/3/4: split dimensions divide, pieces match the mesh, every weight is owned, and
+  // a training plan updates every weight shard on its stage (an optimizer task there names it).
   std::vector<bool> owned(m.values.size(), false);
+  std::int64_t pps = 1, pn = std::max<std::int64_t>(axis_size(d.mesh, "pp", pps), 1);
+  std::set<std::pair<std::int64_t, std::string_view>> updated;
+  for (const auto& t : d.tasks) {
+    std::set<std::int64_t> stages;
+    for (std::int64_t r : t.ranks) if (t.phase == Phase::optimizer && stages.insert(r / pps % pn).second) for (const auto& w : t.lineage.sources) updated.emplace(r / pps % pn, w);
+  }
   for (std::size_t k = 0; k < d.shards.size(); ++k) {
     const auto& s = d.shards[k];
     std::string path = "/payload/shards/" + std::to_string(k);
     auto it = value_of.find(s.value);
     if (it == value_of.end()) { c.err("SHARD-1", path + "/value", "\"" + s.value + "\" is not a value of the model"); continue; }
     owned[it->second] = true;
+    if (training && m.values[it->second].role == ValueRole::weight && !updated.count({s.stage, s.value}))
+      c.err("SHARD-4", path, "weight \"" + s.value + "\" is updated by no optimizer task with a rank on stage " + std::to_string(s.stage));
     const auto& shape = m.values[it->second].shape;
     std::int64_t stride2 = 1, n = s.axis.empty() ? 1 : axis_size(d.mesh, s.axis, stride2);
     if (s.pieces != n || (s.axis.empty() != (s.dim < 0)) || s.dim >= static_cast<std::int64_t>(shape.size()))

@@ -11,6 +11,12 @@
 namespace plancert::testing {
 namespace {
 
+/// The findings of the gate on `d` as the child of `chain`'s ModelIR ("" if it commits).
+std::string refusal(const Chain& chain, DistributedTaskIR d) {
+  auto r = Gate::commit(*chain.model, make_snapshot(std::move(d), {chain.model->digest()}));
+  return std::holds_alternative<Rejection>(r) ? text(std::get<Rejection>(r).diagnostics) : std::string();
+}
+
 const Expr B = Expr::symbol("B");
 const Expr S = Expr::symbol("S");
 
@@ -132,9 +138,21 @@ TEST(Findings, ReplicatedKvHeadsUpdateWithoutTheTpSumIsRefusedByColl6) {
       dropped = dropped || x.dependencies.size() != n;
     }
   ASSERT_TRUE(dropped);
-  auto r = Gate::commit(*chain.model, make_snapshot(std::move(d), {chain.model->digest()}));
-  ASSERT_TRUE(std::holds_alternative<Rejection>(r));
-  EXPECT_NE(text(std::get<Rejection>(r).diagnostics).find("COLL-6"), std::string::npos) << text(std::get<Rejection>(r).diagnostics);
+  EXPECT_NE(refusal(chain, std::move(d)).find("COLL-6"), std::string::npos);
+}
+
+// A plan that forgets one stage's optimizer step leaves that stage's weights at their initial
+// values: SHARD-4 names each weight the stage holds.
+TEST(Findings, ForgottenUpdateIsRefusedByShard4) {
+  const Chain chain = derive(gpt(2, 8, 2, std::nullopt), strategy(Knobs{.pp = 2}), concrete_workload(1, 4));
+  ASSERT_TRUE(chain.ok()) << text(chain.findings);
+  DistributedTaskIR d = chain.distributed->payload();
+  std::erase_if(d.tasks, [](const DistTask& x) { return x.id == "opt:s1"; });  // the last task: no index shifts
+  ASSERT_EQ(d.tasks.size() + 1, chain.distributed->payload().tasks.size());
+  const std::string why = refusal(chain, std::move(d));
+  EXPECT_NE(why.find("SHARD-4"), std::string::npos);
+  EXPECT_NE(why.find("\"L1.fc1.w\" is updated by no optimizer task with a rank on stage 1"), std::string::npos) << why;
+  EXPECT_EQ(why.find("\"L0."), std::string::npos) << why;  // stage 0 keeps its update
 }
 
 // Symbolic B and s with an interleaved schedule and a vocabulary: the chunks of a stage
