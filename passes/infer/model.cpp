@@ -16,55 +16,6 @@ using frontend::NormKind;
 
 constexpr const char* kRule = "infer.lower";
 
-class Builder {
- public:
-  explicit Builder(std::string dtype) : dt_(std::move(dtype)) { m.rules = {kRule}; }
-
-  Index value(const std::string& id, std::vector<Expr> shape, ValueRole role = ValueRole::activation, std::string dtype = {}) {
-    ModelValue v;
-    v.id = id;
-    v.shape = std::move(shape);
-    v.role = role;
-    v.dtype = dtype.empty() ? dt_ : std::move(dtype);
-    v.lineage = Lineage{LineageKind::introduced, kRule, {}};
-    m.values.push_back(std::move(v));
-    return static_cast<Index>(m.values.size() - 1);
-  }
-  Index weight(const std::string& id, std::vector<Expr> shape) { return value(id, std::move(shape), ValueRole::weight); }
-  Expr bytes(Index v) const { return elements(val(v)) * Expr(dtype_bytes(val(v).dtype)); }
-  Expr elems(Index v) const { return elements(val(v)); }
-
-  // Adds an operation. Bytes follow from the operands: it reads its inputs and writes its
-  // outputs; a cache write also writes what it reads into the state it names.
-  void op(const std::string& id, const std::string& kind, Indices in, Indices out, Expr matrix, Expr vector, Attrs attrs,
-          std::vector<Effect> effects = {}, std::optional<Expr> read = std::nullopt) {
-    Operation o;
-    o.id = id;
-    o.kind = kind;
-    o.work.matrix_ops = std::move(matrix);
-    o.work.vector_ops = std::move(vector);
-    for (Index v : in) {
-      o.work.read_bytes += bytes(v);
-      if (val(v).role == ValueRole::weight) o.work.persistent_bytes += bytes(v);
-    }
-    if (read) o.work.read_bytes = *read;
-    for (Index v : out) o.work.write_bytes += bytes(v);
-    if (std::any_of(effects.begin(), effects.end(), [](const Effect& e) { return e.kind == EffectKind::write; })) o.work.write_bytes += o.work.read_bytes;
-    o.attrs = std::move(attrs);
-    o.effects = std::move(effects);
-    o.inputs = std::move(in);
-    o.outputs = std::move(out);
-    o.lineage = Lineage{LineageKind::introduced, kRule, {}};
-    m.operations.push_back(std::move(o));
-  }
-
-  ModelIR m;
-
- private:
-  const ModelValue& val(Index v) const { return m.values[static_cast<std::size_t>(v)]; }
-  std::string dt_;
-};
-
 Attrs at(const std::string& layer, const char* tp) { return Attrs{{"layer", layer}, {"tp", tp}}; }
 
 }  // namespace
@@ -80,7 +31,7 @@ frontend::DType inference_dtype(const ModelConfig& model) {
 }
 
 ModelIR build_inference_model_ir(const ModelConfig& cfg, const InferenceWorkload& w, frontend::DType dtype) {
-  Builder b(std::string(frontend::to_string(dtype)));
+  ModelIrBuilder b(kRule, std::string(frontend::to_string(dtype)));
   b.m.name = cfg.name;
   b.m.symbols = w.symbols;
   const Expr Bt = w.batch, C = w.context, Q = w.query(), H(cfg.hidden), F(cfg.ffn), d(cfg.head_dim), A(cfg.heads), K(cfg.kv_heads);

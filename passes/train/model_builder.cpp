@@ -15,51 +15,16 @@ using frontend::NormKind;
 
 constexpr const char* kRule = "frontend.lower";
 
-class Builder {
+// The training lowering's operations also record `saves`: the values their backward needs.
+class Builder : public ModelIrBuilder {
  public:
-  Builder(std::string dtype) : dt_(std::move(dtype)) { m.rules = {kRule}; }
-
-  Index value(const std::string& id, std::vector<Expr> shape, ValueRole role = ValueRole::activation, std::string dtype = {}) {
-    ModelValue v;
-    v.id = id;
-    v.shape = std::move(shape);
-    v.role = role;
-    v.dtype = dtype.empty() ? dt_ : std::move(dtype);
-    v.lineage = Lineage{LineageKind::introduced, kRule, {}};
-    m.values.push_back(std::move(v));
-    return static_cast<Index>(m.values.size() - 1);
-  }
-  Index weight(const std::string& id, std::vector<Expr> shape) { return value(id, std::move(shape), ValueRole::weight); }
-
-  Expr bytes(Index v) const { return elements(m.values[static_cast<std::size_t>(v)]) * Expr(dtype_bytes(m.values[static_cast<std::size_t>(v)].dtype)); }
-  Expr elems(Index v) const { return elements(m.values[static_cast<std::size_t>(v)]); }
-
-  // Adds an operation; read/write/persistent bytes follow from its operands.
-  void op(const std::string& id, const std::string& kind, Indices in, Indices out, Expr matrix, Expr vector, Attrs attrs, Indices saves) {
-    Operation o;
-    o.id = id;
-    o.kind = kind;
-    o.work.matrix_ops = std::move(matrix);
-    o.work.vector_ops = std::move(vector);
-    for (Index v : in) {
-      o.work.read_bytes += bytes(v);
-      if (m.values[static_cast<std::size_t>(v)].role == ValueRole::weight) o.work.persistent_bytes += bytes(v);
-    }
-    for (Index v : out) o.work.write_bytes += bytes(v);
+  explicit Builder(std::string dtype) : ModelIrBuilder(kRule, std::move(dtype)) {}
+  void op(const std::string& id, const std::string& kind, Indices in, Indices out, Expr matrix, Expr vector, Attrs attrs, const Indices& saves) {
     std::string s;
     for (Index v : saves) s += (s.empty() ? "" : ",") + std::to_string(v);
     if (!s.empty()) attrs["saves"] = s;
-    o.attrs = std::move(attrs);
-    o.inputs = std::move(in);
-    o.outputs = std::move(out);
-    o.lineage = Lineage{LineageKind::introduced, kRule, {}};
-    m.operations.push_back(std::move(o));
+    ModelIrBuilder::op(id, kind, std::move(in), std::move(out), std::move(matrix), std::move(vector), std::move(attrs));
   }
-
-  ModelIR m;
-
- private:
-  std::string dt_;
 };
 
 Attrs at(const std::string& layer, const char* tp, bool core = false) {
@@ -79,6 +44,51 @@ std::int64_t kv_groups(const Operation& op, std::int64_t t) {
   const auto it = op.attrs.find("kv_heads");
   if (op.attrs.at("tp") != "kv" || it == op.attrs.end()) return t;
   return std::min<std::int64_t>(std::stoll(it->second), t);
+}
+
+ModelIrBuilder::ModelIrBuilder(std::string rule, std::string dtype) : rule_(std::move(rule)), dt_(std::move(dtype)) { m.rules = {rule_}; }
+
+Index ModelIrBuilder::value(const std::string& id, std::vector<Expr> shape, ValueRole role, std::string dtype) {
+  ModelValue v;
+  v.id = id;
+  v.shape = std::move(shape);
+  v.role = role;
+  v.dtype = dtype.empty() ? dt_ : std::move(dtype);
+  v.lineage = Lineage{LineageKind::introduced, rule_, {}};
+  m.values.push_back(std::move(v));
+  return static_cast<Index>(m.values.size() - 1);
+}
+
+Index ModelIrBuilder::weight(const std::string& id, std::vector<Expr> shape) { return value(id, std::move(shape), ValueRole::weight); }
+
+Expr ModelIrBuilder::bytes(Index v) const {
+  const ModelValue& x = m.values[static_cast<std::size_t>(v)];
+  return elements(x) * Expr(dtype_bytes(x.dtype));
+}
+
+Expr ModelIrBuilder::elems(Index v) const { return elements(m.values[static_cast<std::size_t>(v)]); }
+
+Operation& ModelIrBuilder::op(const std::string& id, const std::string& kind, Indices in, Indices out, Expr matrix, Expr vector, Attrs attrs,
+                              std::vector<Effect> effects, std::optional<Expr> read) {
+  Operation o;
+  o.id = id;
+  o.kind = kind;
+  o.work.matrix_ops = std::move(matrix);
+  o.work.vector_ops = std::move(vector);
+  for (Index v : in) {
+    o.work.read_bytes += bytes(v);
+    if (m.values[static_cast<std::size_t>(v)].role == ValueRole::weight) o.work.persistent_bytes += bytes(v);
+  }
+  if (read) o.work.read_bytes = *read;
+  for (Index v : out) o.work.write_bytes += bytes(v);
+  if (std::any_of(effects.begin(), effects.end(), [](const Effect& e) { return e.kind == EffectKind::write; })) o.work.write_bytes += o.work.read_bytes;
+  o.attrs = std::move(attrs);
+  o.effects = std::move(effects);
+  o.inputs = std::move(in);
+  o.outputs = std::move(out);
+  o.lineage = Lineage{LineageKind::introduced, rule_, {}};
+  m.operations.push_back(std::move(o));
+  return m.operations.back();
 }
 
 Expr elements(const ModelValue& v) {

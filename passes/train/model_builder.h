@@ -6,6 +6,7 @@
 #include "core/ir.h"
 #include "passes/frontend/configs.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,33 @@ std::int64_t dtype_bytes(std::string_view dtype);
 
 /// Number of elements of a value (product of its shape).
 Expr elements(const ModelValue& v);
+
+/// Appends values and operations to a ModelIR, every entity introduced by one lineage rule;
+/// shared by the training and inference lowerings. An operation's byte counts follow from its
+/// operands: it reads its inputs (weights are also its persistent bytes) and writes its
+/// outputs; an operation with a write effect (a cache write) also writes what it reads.
+class ModelIrBuilder {
+ public:
+  /// A builder of values of element type `dtype` (unless given), introduced by `rule`.
+  ModelIrBuilder(std::string rule, std::string dtype);
+  /// Adds a value and returns its index.
+  Index value(const std::string& id, std::vector<Expr> shape, ValueRole role = ValueRole::activation, std::string dtype = {});
+  /// Adds a weight value.
+  Index weight(const std::string& id, std::vector<Expr> shape);
+  /// Bytes of value `v`.
+  [[nodiscard]] Expr bytes(Index v) const;
+  /// Elements of value `v`.
+  [[nodiscard]] Expr elems(Index v) const;
+  /// Adds an operation with the given matrix and vector work and returns it; `read`, when
+  /// given, replaces the read bytes derived from the inputs.
+  Operation& op(const std::string& id, const std::string& kind, Indices in, Indices out, Expr matrix, Expr vector, Attrs attrs,
+                std::vector<Effect> effects = {}, std::optional<Expr> read = std::nullopt);
+
+  ModelIR m;  ///< the model built so far
+
+ private:
+  std::string rule_, dt_;
+};
 
 /// BuildModelIR: lowers a model configuration to the forward semantics of the whole model for
 /// one microbatch: embeddings (token; learned positions where the model has them), every block
