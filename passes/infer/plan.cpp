@@ -3,6 +3,7 @@
 
 #include "passes/infer/layout.h"
 #include "passes/train/model_builder.h"
+#include "passes/train/plan.h"
 
 #include <map>
 #include <stdexcept>
@@ -46,20 +47,8 @@ PortablePlanIR plan_inference(const ModelIR& m, const DistributedTaskIR& d, cons
   p.rules = {"infer.plan.task", "infer.plan.buffer"};
   p.symbols = d.symbols;
   for (const auto& dt : d.tasks) {
-    PortableTask pt;
-    pt.id = "p:" + dt.id;
-    pt.kind = dt.kind;
-    pt.dependencies = dt.dependencies;
-    pt.ranks = dt.ranks;
-    pt.work = dt.work;
-    pt.phase = dt.phase;
-    pt.repeat = dt.repeat;
-    pt.replication = dt.replication;
-    pt.attrs = dt.attrs;
-    pt.effects = dt.effects;
-    pt.lineage = Lineage{LineageKind::derived, "infer.plan.task", {dt.id}};
+    PortableTask pt = portable_task(dt, "infer.plan.task");
     pt.requires_ = requirements(dt, shape.dtype);
-    pt.group = dt.kind == TaskKind::collective ? "tp" : dt.kind == TaskKind::compute ? "compute" : "pp";
     p.tasks.push_back(std::move(pt));
   }
 

@@ -37,6 +37,23 @@ std::vector<Capability> requirements(const DistTask& t, const std::string& dtype
 
 }  // namespace
 
+PortableTask portable_task(const DistTask& dt, const std::string& rule) {
+  PortableTask pt;
+  pt.id = "p:" + dt.id;
+  pt.kind = dt.kind;
+  pt.dependencies = dt.dependencies;
+  pt.ranks = dt.ranks;
+  pt.work = dt.work;
+  pt.phase = dt.phase;
+  pt.repeat = dt.repeat;
+  pt.replication = dt.replication;
+  pt.attrs = dt.attrs;
+  pt.effects = dt.effects;
+  pt.lineage = Lineage{LineageKind::derived, rule, {dt.id}};
+  pt.group = dt.kind == TaskKind::collective ? (dt.collective->axis == "dp" ? "dp" : "tp") : dt.kind == TaskKind::compute ? "compute" : "pp";
+  return pt;
+}
+
 PortablePlanIR plan_training(const ModelIR& m, const DistributedTaskIR& d, const frontend::StrategyConfig& s) {
   PortablePlanIR p;
   p.rules = {"train.plan.task", "train.plan.buffer"};
@@ -53,19 +70,8 @@ PortablePlanIR plan_training(const ModelIR& m, const DistributedTaskIR& d, const
 
   // Tasks: one per distributed task, same index, same dependencies and work.
   for (const auto& dt : d.tasks) {
-    PortableTask pt;
-    pt.id = "p:" + dt.id;
-    pt.kind = dt.kind;
-    pt.dependencies = dt.dependencies;
-    pt.ranks = dt.ranks;
-    pt.work = dt.work;
-    pt.phase = dt.phase;
-    pt.repeat = dt.repeat;
-    pt.replication = dt.replication;
-    pt.attrs = dt.attrs;
-    pt.lineage = Lineage{LineageKind::derived, "train.plan.task", {dt.id}};
+    PortableTask pt = portable_task(dt, "train.plan.task");
     pt.requires_ = requirements(dt, dtype);
-    pt.group = dt.kind == TaskKind::collective ? (dt.collective->axis == "dp" ? "dp" : "tp") : dt.kind == TaskKind::compute ? "compute" : "pp";
     p.tasks.push_back(std::move(pt));
   }
   auto stage_of = [&](const Indices& ranks) { return ranks.front() / (dp * t); };

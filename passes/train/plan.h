@@ -8,6 +8,13 @@
 
 namespace plancert::passes {
 
+/// The portable copy of distributed task `dt`, shared by the training and inference planners:
+/// id `p:<dt.id>`, lineage `rule` from `dt`, the same kind, dependencies, ranks, work, phase,
+/// repetition, replication, attributes and effects (WORK-1 compares them), and the concurrency
+/// group of its kind (`compute`, `pp` for transfers, the collective's axis `dp`, else `tp`).
+/// The capability requirements are the caller's.
+PortableTask portable_task(const DistTask& dt, const std::string& rule);
+
 /// PlanTransformerTrainingPass. A semantics-preserving reification, not a second estimator:
 /// for every distributed invocation \f$i\f$ it copies the exact work vector
 /// \f$\mathbf{w}_i = (F_i, V_i, R_i, W_i, M_i)\f$ (matrix and vector operations, bytes read,
