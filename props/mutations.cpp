@@ -31,6 +31,12 @@ struct Pick {
   }
   template <class T>
   const T& from(const std::vector<T>& v) { return v[(*this)(v.size())]; }
+  /// Inserts `x` at a random position of `v` (the end included).
+  template <class T>
+  void insert(std::vector<T>& v, std::type_identity_t<T> x) { v.insert(v.begin() + static_cast<std::ptrdiff_t>((*this)(v.size() + 1)), std::move(x)); }
+  /// Erases a random element of the non-empty `v`.
+  template <class T>
+  void erase_one(std::vector<T>& v) { v.erase(v.begin() + static_cast<std::ptrdiff_t>((*this)(v.size()))); }
 };
 
 template <class P>
@@ -279,7 +285,7 @@ void digest_ops(Catalog& c) {
   c.add("extra_parent." + S, "DIGEST-4", L, envelope([](AnySnapshot& s, Pick& pk, const AnySnapshot*) {
           auto& ps = parents_of(s);
           std::string extra = digest_bytes("Other", std::to_string(pk(1000)));
-          ps.insert(ps.begin() + static_cast<std::ptrdiff_t>(pk(ps.size() + 1)), extra);
+          pk.insert(ps, extra);
           return true;
         }));
   if (!root) {
@@ -344,7 +350,7 @@ void lineage_ops(Catalog& c) {
     auto& r = rules(p);
     if (r.empty()) return false;
     std::string dup = r[pk(r.size())];
-    r.insert(r.begin() + static_cast<std::ptrdiff_t>(pk(r.size() + 1)), dup);
+    pk.insert(r, dup);
     return true;
   });
   if constexpr (root) {
@@ -409,7 +415,7 @@ void dag_ops(Catalog& c, bool self_edge_exact, bool cycle_exact) {
     if (ds.empty()) return false;
     Indices& d = *pk.from(ds);
     Index x = d[pk(d.size())];
-    d.insert(d.begin() + static_cast<std::ptrdiff_t>(pk(d.size() + 1)), x);
+    pk.insert(d, x);
     return true;
   });
   if (self_edge_exact) {
@@ -462,7 +468,7 @@ void dag_ops(Catalog& c, bool self_edge_exact, bool cycle_exact) {
     Indices order;
     for (std::size_t i = 0; i < nodes(s->payload); ++i) order.push_back(static_cast<Index>(i));
     if (pk(2) || order.empty()) order.push_back(static_cast<Index>(order.size()));
-    else order.erase(order.begin() + static_cast<std::ptrdiff_t>(pk(order.size())));
+    else pk.erase_one(order);
     return with_witness<P>(child, std::move(order));
   });
   c.add("witness_not_permutation." + S, "DAG-3", L, [nodes](const AnySnapshot*, const AnySnapshot& child, std::uint64_t seed) -> std::optional<Mutant> {
@@ -498,7 +504,7 @@ void sym_ops(Catalog& c) {
       case 0: x.integer = false; break;
       case 1: x.max = x.min - 1 - Int(static_cast<long long>(pk(5))); break;
       case 2: x.divisible_by = 0; break;  // 0 divides nothing: every SHARD-1 test passes
-      default: p.symbols.insert(p.symbols.begin() + static_cast<std::ptrdiff_t>(pk(p.symbols.size() + 1)), p.symbols[i]); break;
+      default: pk.insert(p.symbols, p.symbols[i]); break;
     }
     return true;
   });
@@ -840,7 +846,7 @@ void model_ops(Catalog& c) {
   c.edit<P>("orphan_activation", "FLOW-3", [](P& p, Pick& pk, const AnySnapshot*) {
     static constexpr ValueRole kRoles[] = {ValueRole::activation, ValueRole::gradient, ValueRole::output};
     ModelValue v{"bf16", "v:orphan" + std::to_string(pk(100)), Lineage{LineageKind::introduced, "model.define", {}}, kRoles[pk(3)], {Expr::symbol("B")}};
-    p.values.insert(p.values.begin() + static_cast<std::ptrdiff_t>(pk(p.values.size() + 1)), v);
+    pk.insert(p.values, v);
     // keep references valid: shift indices at or after the insertion point
     Index at = static_cast<Index>(std::find_if(p.values.begin(), p.values.end(), [&](const ModelValue& x) { return x.id == v.id; }) - p.values.begin());
     for (auto& op : p.operations) {
@@ -1078,7 +1084,7 @@ void distributed_ops(Catalog& c) {
     if (ts.empty()) return false;
     Indices& g = pk.from(ts)->collective->group;
     if (g.size() >= 2 && (pk(2) || static_cast<std::int64_t>(g.size()) == world)) {
-      g.erase(g.begin() + static_cast<std::ptrdiff_t>(pk(g.size())));
+      pk.erase_one(g);
     } else {
       Indices free;
       for (std::int64_t r = 0; r < world; ++r)
@@ -1290,7 +1296,7 @@ void distributed_ops(Catalog& c) {
     if (p.schedule.empty()) return false;
     auto& s = p.schedule[pk(p.schedule.size())];
     switch (pk(4)) {
-      case 0: s.steps.erase(s.steps.begin() + static_cast<std::ptrdiff_t>(pk(s.steps.size()))); break;
+      case 0: pk.erase_one(s.steps); break;
       case 1: s.steps[pk(s.steps.size())].chunk = s.chunks; break;
       case 2: s.steps[pk(s.steps.size())].microbatch = p.microbatches + static_cast<std::int64_t>(pk(2)); break;
       default: s.chunks = 0; break;
@@ -1300,7 +1306,7 @@ void distributed_ops(Catalog& c) {
   c.edit<P>("stage_scheduled_twice", "SCHED-1", [](P& p, Pick& pk, const AnySnapshot*) {
     if (p.schedule.empty()) return false;
     StageSchedule s = p.schedule[pk(p.schedule.size())];
-    p.schedule.insert(p.schedule.begin() + static_cast<std::ptrdiff_t>(pk(p.schedule.size() + 1)), s);
+    pk.insert(p.schedule, s);
     return true;
   });
   // VOL-1: a collective's payload is not the bytes of the value it names.
@@ -1326,7 +1332,7 @@ void distributed_ops(Catalog& c) {
     const auto& m = std::get<Snapshot<ModelIR>>(*parent).payload;
     const bool weights = std::any_of(m.values.begin(), m.values.end(), [](const ModelValue& v) { return v.role == ValueRole::weight; });
     if (p.shards.empty() && weights) return false;  // SHARD-3 would fire too
-    p.shards.insert(p.shards.begin() + static_cast<std::ptrdiff_t>(pk(p.shards.size() + 1)), Shard{"", -1, 1, 0, "v:ghost"});
+    pk.insert(p.shards, Shard{"", -1, 1, 0, "v:ghost"});
     return true;
   });
   c.edit<P>("shard_not_divisible", "SHARD-1", [](P& p, Pick& pk, const AnySnapshot* parent) {
@@ -1483,7 +1489,7 @@ void portable_ops(Catalog& c) {
       if (!b.consumers.empty()) bs.push_back(&b);
     if (bs.empty()) return false;
     auto& cs = pk.from(bs)->consumers;
-    cs.erase(cs.begin() + static_cast<std::ptrdiff_t>(pk(cs.size())));
+    pk.erase_one(cs);
     return true;
   });
   c.edit<P>("consumer_added", "BUF-1", [](P& p, Pick& pk, const AnySnapshot*) {
@@ -1986,7 +1992,7 @@ void bind_ops(Catalog& c) {
       if (!p.commands[v].waits.empty()) vs.push_back(v);
     if (vs.empty()) return false;
     auto& w = p.commands[pk.from(vs)].waits;
-    w.erase(w.begin() + static_cast<std::ptrdiff_t>(pk(w.size())));
+    pk.erase_one(w);
     return true;
   }, std::nullopt, {"RACE-2", "CAP-5"});
   c.oracle([](const AnySnapshot*, const AnySnapshot& m) { return !brute_force_race(std::get<Snapshot<ConcretePlanIR>>(m).payload); });
@@ -2118,7 +2124,7 @@ void concrete_ops(Catalog& c) {
       if (!q.commands.empty()) qs.push_back(&q.commands);
     if (qs.empty()) return false;
     Indices& q = *pk.from(qs);
-    q.erase(q.begin() + static_cast<std::ptrdiff_t>(pk(q.size())));
+    pk.erase_one(q);
     return true;
   }, Q);
   // QUEUE-3: a command issued a second time, later on its own queue (so its first position,
@@ -2174,7 +2180,7 @@ void concrete_ops(Catalog& c) {
   c.edit<P>("issue_count_mismatch", "SLOT-1", [](P& p, Pick& pk, const AnySnapshot*) {
     if (!p.slot) return false;
     if (pk(2) || p.slot->issue.empty()) p.slot->issue.push_back(Issue{1'000'000, 0});
-    else p.slot->issue.erase(p.slot->issue.begin() + static_cast<std::ptrdiff_t>(pk(p.slot->issue.size())));
+    else pk.erase_one(p.slot->issue);
     return true;
   }, S);
   c.edit<P>("no_slots_per_cycle", "SLOT-2", [](P& p, Pick& pk, const AnySnapshot*) {
@@ -2233,13 +2239,13 @@ void concrete_ops(Catalog& c) {
   }, S);
   c.edit<P>("route_missing", "ROUTE-1", [](P& p, Pick& pk, const AnySnapshot*) {
     if (!p.slot || p.slot->routes.empty()) return false;
-    p.slot->routes.erase(p.slot->routes.begin() + static_cast<std::ptrdiff_t>(pk(p.slot->routes.size())));
+    pk.erase_one(p.slot->routes);
     return true;
   }, S);
   c.edit<P>("route_duplicated", "ROUTE-1", [](P& p, Pick& pk, const AnySnapshot*) {
     if (!p.slot || p.slot->routes.empty()) return false;
     Route r = p.slot->routes[pk(p.slot->routes.size())];
-    p.slot->routes.insert(p.slot->routes.begin() + static_cast<std::ptrdiff_t>(pk(p.slot->routes.size() + 1)), r);
+    pk.insert(p.slot->routes, r);
     return true;
   }, S);
   c.edit<P>("route_for_non_transfer", "ROUTE-1", [](P& p, Pick& pk, const AnySnapshot*) {
@@ -2273,7 +2279,7 @@ void concrete_ops(Catalog& c) {
     return true;
   }, S);
   c.edit<P>("unsignalled_token", "TOKEN-1", [](P& p, Pick& pk, const AnySnapshot*) {
-    p.tokens.insert(p.tokens.begin() + static_cast<std::ptrdiff_t>(pk(p.tokens.size() + 1)), Token{"tok:never"});
+    pk.insert(p.tokens, Token{"tok:never"});
     // keep every existing token reference pointing at the same token
     Index at = static_cast<Index>(std::find_if(p.tokens.begin(), p.tokens.end(), [](const Token& t) { return t.id == "tok:never"; }) - p.tokens.begin());
     for (auto& cmd : p.commands) {
@@ -2347,13 +2353,13 @@ void timeline_ops(Catalog& c) {
   };
   c.edit<P>("interval_missing", "TIME-1", [](P& t, Pick& pk, const AnySnapshot*) {
     if (t.intervals.empty()) return false;
-    t.intervals.erase(t.intervals.begin() + static_cast<std::ptrdiff_t>(pk(t.intervals.size())));
+    pk.erase_one(t.intervals);
     return true;
   });
   c.edit<P>("interval_duplicated", "TIME-1", [](P& t, Pick& pk, const AnySnapshot*) {
     if (t.intervals.empty()) return false;
     Interval x = t.intervals[pk(t.intervals.size())];
-    t.intervals.insert(t.intervals.begin() + static_cast<std::ptrdiff_t>(pk(t.intervals.size() + 1)), x);
+    pk.insert(t.intervals, x);
     return true;
   });
   c.edit<P>("interval_for_unknown_command", "TIME-1", [](P& t, Pick& pk, const AnySnapshot*) {
@@ -2466,7 +2472,7 @@ void machine_ops(Catalog& c) {
   });
   c.edit<P>("entry_point_dropped", "MACHINE-2", [](P& m, Pick& pk, const AnySnapshot*) {
     if (m.entry_points.empty()) return false;
-    m.entry_points.erase(m.entry_points.begin() + static_cast<std::ptrdiff_t>(pk(m.entry_points.size())));
+    pk.erase_one(m.entry_points);
     return true;
   });
   c.edit<P>("entry_point_added", "MACHINE-2", [](P& m, Pick& pk, const AnySnapshot*) {
@@ -2488,7 +2494,7 @@ void machine_ops(Catalog& c) {
     return true;
   });
   c.edit<P>("dialect_declared_twice", "MACHINE-3", [](P& m, Pick& pk, const AnySnapshot*) {
-    if (pk(3) == 0) m.dialects.insert(m.dialects.begin() + static_cast<std::ptrdiff_t>(pk(m.dialects.size() + 1)), "");
+    if (pk(3) == 0) pk.insert(m.dialects, "");
     else m.dialects.push_back(m.dialects[pk(m.dialects.size())]);
     return true;
   });
@@ -2543,7 +2549,7 @@ void observation_ops(Catalog& c) {
     if (o.observations.empty()) return false;
     Observation x = o.observations[pk(o.observations.size())];
     x.duration += make_rat(1, 3);
-    o.observations.insert(o.observations.begin() + static_cast<std::ptrdiff_t>(pk(o.observations.size() + 1)), x);
+    pk.insert(o.observations, x);
     return true;
   });
 }
