@@ -163,6 +163,9 @@ int run_certify(const CertifyOptions& o) {
             << ", " << to_string(strategy.schedule) << (pl.chunks > 1 ? " v=" + std::to_string(pl.chunks) : "") << ", " << to_string(strategy.dtype) << "\n";
   if (unpadded_vocab)
     std::cout << "  vocabulary padded from " << *unpadded_vocab << " to " << *model.vocab << " (a multiple of 128 t, as Megatron-LM)\n";
+  if (model.kv_heads < strategy.tp)
+    std::cout << "  KV heads replicated: " << model.kv_heads << " KV heads over t = " << strategy.tp << ", each held by " << strategy.tp / model.kv_heads
+              << " ranks; the KV projection is whole on every rank and its gradient is summed over tp\n";
   for (const auto& s : stages)
     std::cout << "  " << std::left << std::setw(18) << s.ir << " " << s.digest.substr(0, 16) << "  committed, " << s.obligations.size() << " obligations checked ("
               << std::fixed << std::setprecision(2) << s.seconds << " s)\n";

@@ -232,6 +232,7 @@ def certify_replicated_kv_heads(tmp: Path):
             "--data-parallel-size", "2", "--micro-batch-size", "1", "--global-batch-size", "16", "--seq-length", "4096",
             "--sequence-parallel", "--recompute-granularity", "selective", "--fp16", "--out", tmp / "out", cwd=tmp, timeout=300)
     check(r.returncode == 0 and "parameters 70553706496" in r.out and r.out.rstrip().endswith("certified"), f"replicated KV heads\n{show(r)}")
+    check("KV heads replicated: 8 KV heads over t = 16, each held by 2 ranks" in r.out, f"the summary says the KV heads are replicated\n{show(r)}")
     plan = json.loads(next((tmp / "out").glob("*ortable*")).read_text())
     sizes = {b["id"]: b["size"] for b in plan["payload"]["buffers"]}
     # h = 8192, k = 8, d = 128, fp16: the whole [h, 2kd] projection on every rank; the query
