@@ -26,7 +26,7 @@ std::optional<std::pair<frontend::ModelConfig, frontend::StrategyConfig>> train_
   m.hidden = 64;
   m.ffn = 256;
   m.heads = 4;
-  m.kv_heads = 4;
+  m.kv_heads = k.kv_heads;
   m.head_dim = 16;
   m.layers = k.layers;
   if (k.vocabulary) m.vocab = 128;
@@ -72,6 +72,7 @@ rc::Gen<TrainKnobs> train_knobs() {
     k.seq = b & 1 ? 16 : 8;
     k.interleave = (b >> 1) & 1 && k.pp > 1 ? 2 : 1;
     k.microbatch = 1 + ((b >> 2) & 1);
+    k.kv_heads = (b >> 3) & 1 ? 1 : 4;
     k.recompute = static_cast<frontend::Recompute>(rec);
     return k;
   });

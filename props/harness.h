@@ -32,16 +32,18 @@ namespace plancert::props {
 /// agrees; train_configs() returns nullopt otherwise).
 struct TrainKnobs {
   std::int64_t tp = 1, pp = 1, dp = 1, layers = 2, microbatches = 2, microbatch = 1, seq = 16, interleave = 1;
+  std::int64_t kv_heads = 4;  ///< 4 (MHA) or 1 (MQA: replicated over t = 2)
   bool sequence_parallel = false, distributed_optimizer = false, vocabulary = true;
   frontend::Recompute recompute = frontend::Recompute::None;
 };
 
-/// The model and strategy of `k` (hidden 64, 4 heads, FFN 256, fp16), validated by the
+/// The model and strategy of `k` (hidden 64, 4 heads, `k.kv_heads` KV heads, FFN 256, fp16), validated by the
 /// frontends' validate(); nullopt when it refuses the combination.
 std::optional<std::pair<frontend::ModelConfig, frontend::StrategyConfig>> train_configs(const TrainKnobs& k);
 
 /// A generator of TrainKnobs over small degrees (t, p, d in {1, 2}), 1-4 layers, 1-4
-/// microbatches, sequence parallelism, recomputation, interleaving and the distributed optimizer.
+/// microbatches, sequence parallelism, recomputation, interleaving, the distributed optimizer,
+/// and one KV head (replicated when t = 2) in half the cases.
 rc::Gen<TrainKnobs> train_knobs();
 
 /// What one case of a pass produced.

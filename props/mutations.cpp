@@ -1253,7 +1253,7 @@ void distributed_ops(Catalog& c) {
   c.derived();
   // COLL-6 (on plans of the training passes): under sequence parallelism an update no longer
   // depends on the tp sum of its whole weights' gradients (edge dropped, or the sum is a max).
-  c.edit<P>("sequence_parallel_update_without_tp_sum", "COLL-6", [](P& p, Pick& pk, const AnySnapshot*) {
+  c.edit<P>("update_without_tp_gradient_sum", "COLL-6", [](P& p, Pick& pk, const AnySnapshot*) {
     std::vector<std::pair<std::size_t, Index>> edges;  // (update, tp gradient sum it depends on)
     for (std::size_t i = 0; i < p.tasks.size(); ++i)
       if (p.tasks[i].phase == Phase::optimizer)
