@@ -137,7 +137,7 @@ void tensor_parallel(check::Ctx& c, const ModelIR& m, const DistributedTaskIR& d
   if (t > 1) {
     std::unordered_set<std::string_view> kv, whole;
     for (std::size_t k = 0; k < m.operations.size(); ++k)
-      for (Index v : m.operations[k].inputs) if (layout(k) == "kv") kv.insert(m.values[static_cast<std::size_t>(v)].id);
+      if (layout(k) == "kv") for (Index v : m.operations[k].inputs) kv.insert(m.values[static_cast<std::size_t>(v)].id);
     for (const auto& sh : d.shards)
       if (sh.axis.empty() && (sp || kv.count(sh.value))) whole.insert(sh.value);
     for (std::size_t i = 0; i < d.tasks.size(); ++i) {
@@ -321,10 +321,9 @@ void model_to_distributed(check::Ctx& c, const ModelIR& m, const DistributedTask
   std::vector<bool> owned(m.values.size(), false);
   std::int64_t pps = 1, pn = std::max<std::int64_t>(axis_size(d.mesh, "pp", pps), 1);
   std::set<std::pair<std::int64_t, std::string_view>> updated;
-  for (const auto& t : d.tasks) {
-    std::set<std::int64_t> stages;
-    for (std::int64_t r : t.ranks) if (t.phase == Phase::optimizer && stages.insert(r / pps % pn).second) for (const auto& w : t.lineage.sources) updated.emplace(r / pps % pn, w);
-  }
+  for (const auto& t : d.tasks)
+    if (std::set<std::int64_t> stages; t.phase == Phase::optimizer)
+      for (std::int64_t r : t.ranks) if (stages.insert(r / pps % pn).second) for (const auto& w : t.lineage.sources) updated.emplace(r / pps % pn, w);
   for (std::size_t k = 0; k < d.shards.size(); ++k) {
     const auto& s = d.shards[k];
     std::string path = "/payload/shards/" + std::to_string(k);

@@ -15,16 +15,21 @@ using frontend::NormKind;
 
 constexpr const char* kRule = "frontend.lower";
 
-// The training lowering's operations also record `saves`: the values their backward needs.
+// The training lowering's operations also record `saves` (the values their backward needs),
+// and those of layout kv the model's KV heads (`kv_heads`, read by kv_groups).
 class Builder : public ModelIrBuilder {
  public:
-  explicit Builder(std::string dtype) : ModelIrBuilder(kRule, std::move(dtype)) {}
+  Builder(std::string dtype, std::int64_t kv_heads) : ModelIrBuilder(kRule, std::move(dtype)), kv_heads_(kv_heads) {}
   void op(const std::string& id, const std::string& kind, Indices in, Indices out, Expr matrix, Expr vector, Attrs attrs, const Indices& saves) {
     std::string s;
     for (Index v : saves) s += (s.empty() ? "" : ",") + std::to_string(v);
     if (!s.empty()) attrs["saves"] = s;
+    if (attrs.at("tp") == "kv") attrs["kv_heads"] = std::to_string(kv_heads_);
     ModelIrBuilder::op(id, kind, std::move(in), std::move(out), std::move(matrix), std::move(vector), std::move(attrs));
   }
+
+ private:
+  std::int64_t kv_heads_;
 };
 
 Attrs at(const std::string& layer, const char* tp, bool core = false) {
@@ -99,7 +104,7 @@ Expr elements(const ModelValue& v) {
 
 ModelIR build_model_ir(const ModelConfig& cfg, const Workload& w, frontend::DType dtype) {
   const std::string dt(frontend::to_string(dtype));
-  Builder b(dt);
+  Builder b(dt, cfg.kv_heads);
   b.m.name = cfg.name;
   b.m.symbols = w.symbols;
   const Expr B = w.batch, S = w.seq, H(cfg.hidden), F(cfg.ffn), d(cfg.head_dim);
@@ -177,7 +182,6 @@ ModelIR build_model_ir(const ModelConfig& cfg, const Workload& w, frontend::DTyp
     } else {  // GQA / MQA: the KV projection follows the KV heads (layout "kv")
       q = linear(p + "q_proj", L, "column", h1, H, {{p + "q", A * d}}, cfg.biases)[0];
       Indices kv = linear(p + "kv", L, "kv", h1, H, {{p + "k", K * d}, {p + "v", K * d}}, cfg.biases);
-      b.m.operations.back().attrs["kv_heads"] = std::to_string(cfg.kv_heads);
       k = kv[0], v = kv[1];
     }
     if (cfg.rope) {
@@ -187,7 +191,6 @@ ModelIR build_model_ir(const ModelConfig& cfg, const Workload& w, frontend::DTyp
       } else {
         b.op(p + "rope_q", "rope", {q}, {qr}, Expr(), Expr(6) * b.elems(qr), at(L, "head"), {});
         b.op(p + "rope_k", "rope", {k}, {kr}, Expr(), Expr(6) * b.elems(kr), at(L, "kv"), {});
-        b.m.operations.back().attrs["kv_heads"] = std::to_string(cfg.kv_heads);
       }
       q = qr;
       k = kr;
