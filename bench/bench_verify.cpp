@@ -11,9 +11,11 @@
 //                   process of this program (`bench_verify --verify-child FILE`), so the
 //                   end-to-end figures exist even when the CLI is not built;
 //   read/N, decode/N, digest/N, verify/N, free/N
-//                   the in-process breakdown: read the file, decode it, recompute the
-//                   digest (digest_of), verify_snapshot (includes the digest), destroy the
-//                   decoded snapshot;
+//                   the in-process breakdown: read the file, decode it (with the payload
+//                   digest, hashed from the canonical bytes as read, as `plancert verify`
+//                   does), recompute the digest by re-encoding (digest_of: the path for
+//                   non-canonical input), verify_snapshot given the decoder's digest (the
+//                   obligations), destroy the decoded snapshot;
 //   encode/N        encode_snapshot into a string (the encoder alone, without hashing);
 //   floor_scan/N, floor_hash/N
 //                   lower bounds, not plancert code paths: find the payload's extent with a
@@ -101,6 +103,7 @@ struct Plan {
   std::string error;                // set when generation or validation failed
   std::string text;                 // file contents
   std::optional<AnySnapshot> snap;  // decoded from `text`
+  std::string payload_digest;       // as decode_snapshot computed it
   double decoded_bytes = 0;         // heap growth of one decode
 };
 
@@ -142,13 +145,14 @@ Plan& plan(std::size_t n) {
     double gen = since(t0);
     t0 = Clock::now();
     double before = heap_in_use();
-    p.snap = decode_snapshot(p.text);
+    p.snap = decode_snapshot(p.text, &p.payload_digest);
     p.decoded_bytes = heap_in_use() - before;
-    Diagnostics d = verify_snapshot(*p.snap);
+    Diagnostics d = verify_snapshot(*p.snap);  // recomputes the digest: checks the decoder's
     std::cerr << "plan " << n << " commands / " << st.edges << " edges (" << st.cross_device_edges << " cross-device), " << st.tokens << " tokens, "
               << st.buffers << " buffers: " << p.bytes << " bytes in " << p.file.string() << "; generated+written in " << gen
               << " s, validated in " << since(t0) << " s: " << (d.ok() ? "accepted" : "REJECTED") << "\n";
     if (!d.ok()) p.error = bench::cat("the generated plan is rejected: ", first_diagnostics(d));
+    else if (p.payload_digest != recompute_digest(*p.snap)) p.error = "decode_snapshot's payload digest differs from digest_of";
   } catch (const InputError& e) {
     p.error = bench::cat("the generated plan does not decode: ", to_text(e.diag));
   } catch (const std::exception& e) {
@@ -324,7 +328,8 @@ void bm_decode(benchmark::State& state, std::size_t n) {
   Times total;
   for (auto _ : state) {
     auto t0 = Clock::now();
-    auto s = std::make_unique<AnySnapshot>(decode_snapshot(p.text));
+    std::string digest;
+    auto s = std::make_unique<AnySnapshot>(decode_snapshot(p.text, &digest));
     double dt = since(t0);
     benchmark::DoNotOptimize(s.get());
     state.SetIterationTime(dt);
@@ -362,7 +367,7 @@ void bm_verify(benchmark::State& state, std::size_t n) {
   Times total;
   for (auto _ : state) {
     auto t0 = Clock::now();
-    Diagnostics d = verify_snapshot(*p.snap);
+    Diagnostics d = verify_snapshot(*p.snap, p.payload_digest);
     double dt = since(t0);
     if (!d.ok()) {
       g_failed = true;
@@ -505,8 +510,9 @@ void bm_free(benchmark::State& state, std::size_t n) {
 
 int verify_child(const char* file) {
   try {
-    AnySnapshot s = decode_snapshot(bench::read_whole_file(file));
-    Diagnostics d = verify_snapshot(s);
+    std::string digest;
+    AnySnapshot s = decode_snapshot(bench::read_whole_file(file), &digest);
+    Diagnostics d = verify_snapshot(s, digest);
     if (!d.ok()) {
       std::cout << first_diagnostics(d) << "\n";
       return 1;

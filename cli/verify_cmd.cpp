@@ -29,10 +29,11 @@ int report_bad_input(const std::string& format, const std::string& code, const s
 int run_verify(const VerifyOptions& o) {
   const std::uintmax_t max = o.max_bytes ? o.max_bytes : kDefaultMaxInputBytes;
   AnySnapshot snap, parent;
+  std::string snap_digest, parent_digest;  // of the payloads, from the bytes as read
   bool has_parent = !o.parent.empty();
   try {
-    snap = decode_snapshot(read_file(o.file, max));
-    if (has_parent) parent = decode_snapshot(read_file(o.parent, max));
+    snap = decode_snapshot(read_file(o.file, max), &snap_digest);
+    if (has_parent) parent = decode_snapshot(read_file(o.parent, max), &parent_digest);
   } catch (const InputError& e) {
     return report_bad_input(o.format, e.diag.code, e.diag.path, e.diag.message);
   }
@@ -41,11 +42,11 @@ int run_verify(const VerifyOptions& o) {
                             "a " + std::string(schema_of(snap)) + " is checked against the ConcretePlanIR it references: pass it with --parent FILE");
   Diagnostics d;
   if (has_parent) {
-    Diagnostics pd = verify_snapshot(parent);
+    Diagnostics pd = verify_snapshot(parent, parent_digest);
     for (const auto& x : pd.all())
       d.error(x.code, "(parent)" + x.path, "the --parent snapshot is itself rejected: " + x.message, x.notes, x.hint);
   }
-  if (d.ok()) d = verify_snapshot(snap);
+  if (d.ok()) d = verify_snapshot(snap, snap_digest);
   if (d.ok() && has_parent) d = verify_transition(parent, snap);
   if (!d.ok()) {
     print(o.format, "rejected", d.all(), std::cout);

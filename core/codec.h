@@ -144,6 +144,7 @@ inline void decode(json::Reader& r, std::map<std::string, std::string>& v) {
   while (r.next_key(key)) {
     auto [it, fresh] = v.try_emplace(key);
     if (!fresh) r.fail("JSON-2", "duplicate key \"" + key + "\"");
+    if (std::next(it) != v.end()) r.noncanonical();  // not in sorted order
     decode(r, it->second);
   }
 }
@@ -163,6 +164,7 @@ void decode(json::Reader& r, T& out) {
     std::apply([&](const auto&... f) { ((f.name == key && hit == n ? (hit = i, decode(r, out.*(f.ptr))) : void(), ++i), ...); }, fs);
     if (hit == n) r.fail("SCHEMA-4", "unknown field \"" + key.substr(0, 64) + "\"");
     if (seen & (std::uint64_t{1} << hit)) r.fail("JSON-2", "duplicate key \"" + key + "\"");
+    if (seen >> hit) r.noncanonical();  // a later field came first
     seen |= std::uint64_t{1} << hit;
   }
   if (seen != (n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1)) {

@@ -151,7 +151,7 @@ class Parser {
 }  // namespace
 
 Expr::Expr(const Rat& c) {
-  if (c != 0) terms_.push_back({{}, c});
+  if (!c.is_zero()) terms_.push_back({{}, c});
 }
 
 Expr Expr::symbol(std::string_view name) {
@@ -296,7 +296,8 @@ std::optional<Expr> Expr::parse(std::string_view text, std::string* error) {
 }
 
 std::optional<Expr> Expr::parse_canonical(std::string_view text, std::string* error) {
-  auto e = parse(text, error);
+  if (auto r = parse_rat(text)) return Expr(*r);  // a canonical rational's text is its Expr's text
+  auto e = Parser(text).run(error);
   if (e && e->str() != text) {
     if (error) *error = "not in canonical form (canonical: \"" + e->str() + "\")";
     return std::nullopt;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/json.h"
 
+#include <array>
 #include <charconv>
 
 namespace plancert::json {
@@ -9,22 +10,18 @@ constexpr std::size_t kMaxSkipDepth = 512;
 const char* kHex = "0123456789abcdef";
 
 void append_utf8(std::string& out, std::uint32_t cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
+  static constexpr unsigned kLead[] = {0, 0, 0xC0, 0xE0, 0xF0};
+  const int n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+  out += static_cast<char>(n == 1 ? cp : kLead[n] | (cp >> (6 * (n - 1))));
+  for (int k = n - 2; k >= 0; --k) out += static_cast<char>(0x80 | ((cp >> (6 * k)) & 0x3F));
 }
+
+// Bytes that stand for themselves inside a string: printable ASCII except '"' and '\'.
+constexpr auto kPlain = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0x20; c < 0x80; ++c) t[static_cast<std::size_t>(c)] = c != '"' && c != '\\';
+  return t;
+}();
 
 // Length of the valid UTF-8 sequence starting at s[i] (lead byte >= 0x80), or 0.
 std::size_t utf8_len(std::string_view s, std::size_t i) {
@@ -43,7 +40,15 @@ std::size_t utf8_len(std::string_view s, std::size_t i) {
 }  // namespace
 
 void Reader::fail(const char* code, const std::string& message) const {
+  if (std::string_view(code).starts_with("SCHEMA")) lex_check(s_, base_);  // lexical errors come first
   throw InputError(code, pointer(), message + " (at byte " + std::to_string(pos_) + ")");
+}
+
+void lex_check(std::string_view text, std::string base) {
+  Reader lex(text);
+  lex.set_base(std::move(base));
+  lex.skip();
+  lex.finish();
 }
 
 std::string Reader::pointer() const {
@@ -51,17 +56,20 @@ std::string Reader::pointer() const {
   for (const auto& seg : path_) {
     if (seg.index == -2) continue;  // container opened, no element yet
     p += '/';
-    if (seg.index >= 0) p += std::to_string(seg.index);
-    else append_pointer_token(p, seg.key);
+    if (seg.index >= 0) { p += std::to_string(seg.index); continue; }
+    std::string key;  // re-read from the input: the path keeps offsets, not copies
+    Reader(s_.substr(seg.key_pos)).parse_string_into(key);
+    append_pointer_token(p, key);
   }
   return p;
 }
 
-void Reader::ws() {
+void Reader::ws_slow() {
   while (pos_ < s_.size()) {
     char c = s_[pos_];
     if (c != ' ' && c != '\n' && c != '\r' && c != '\t') return;
     ++pos_;
+    canonical_ = false;
   }
 }
 
@@ -91,7 +99,7 @@ void Reader::expect(char c) {
 void Reader::begin_object() {
   expect('{');
   first_.push_back(true);
-  path_.push_back({{}, -2});
+  path_.push_back({0, -2});
 }
 
 bool Reader::next_key(std::string& key) {
@@ -107,16 +115,17 @@ bool Reader::next_key(std::string& key) {
   ws();
   if (pos_ >= s_.size() || s_[pos_] != '"') fail("JSON-1", "expected an object key");
   key.clear();
+  const std::size_t key_pos = pos_;
   parse_string_into(key);
   expect(':');
-  path_.back() = {key, -1};
+  path_.back() = {key_pos, -1};
   return true;
 }
 
 void Reader::begin_array() {
   expect('[');
   first_.push_back(true);
-  path_.push_back({{}, -2});
+  path_.push_back({0, -2});
 }
 
 bool Reader::next_element() {
@@ -137,11 +146,7 @@ void Reader::parse_string_into(std::string& out) {
   ++pos_;  // opening quote
   for (;;) {
     std::size_t b = pos_;
-    while (pos_ < s_.size()) {
-      unsigned char c = static_cast<unsigned char>(s_[pos_]);
-      if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) break;
-      ++pos_;
-    }
+    while (pos_ < s_.size() && kPlain[static_cast<unsigned char>(s_[pos_])]) ++pos_;
     out.append(s_.substr(b, pos_ - b));
     if (pos_ >= s_.size()) fail("JSON-1", "unterminated string");
     unsigned char c = static_cast<unsigned char>(s_[pos_]);
@@ -154,7 +159,7 @@ void Reader::parse_string_into(std::string& out) {
       pos_ += n;
       continue;
     }
-    // escape
+    canonical_ = false;  // an escape: the canonical writer may spell it otherwise
     if (++pos_ >= s_.size()) fail("JSON-1", "unterminated escape");
     char e = s_[pos_++];
     switch (e) {
@@ -234,71 +239,43 @@ void Reader::null() {
 
 std::string_view Reader::skip() {
   ws();
-  std::size_t begin = pos_;
-  // Open containers: kind, and where we are in each (key offset for objects, index for
-  // arrays) so that an error deep inside reports its JSON Pointer. Iterative: no recursion.
-  struct Level {
-    char open;
-    std::size_t key_pos;
-    std::int64_t index;
-  };
-  std::vector<Level> stack;
+  const std::size_t begin = pos_, base = path_.size();
   std::string scratch;
-  auto key = [&] {
-    ws();
-    if (pos_ >= s_.size() || s_[pos_] != '"') fail("JSON-1", "expected an object key");
-    stack.back().key_pos = pos_;
-    scratch.clear();
-    parse_string_into(scratch);
-    expect(':');
-  };
-  try {
-    do {
-      Kind k = peek();
-      if (k == Kind::End) fail("JSON-1", "unexpected end of input");
-      if (k == Kind::Object || k == Kind::Array) {
-        char open = s_[pos_++];
-        if (stack.size() >= kMaxSkipDepth) fail("JSON-5", "nesting deeper than " + std::to_string(kMaxSkipDepth) + " levels");
-        stack.push_back({open, 0, 0});
-        ws();
-        if (pos_ < s_.size() && s_[pos_] == (open == '{' ? '}' : ']')) { ++pos_; stack.pop_back(); }
-        else { if (open == '{') key(); continue; }
-      } else if (k == Kind::String) { scratch.clear(); parse_string_into(scratch); }
-      else if (k == Kind::Number) integer();
-      else if (k == Kind::True) literal("true");
-      else if (k == Kind::False) literal("false");
-      else literal("null");
-      // after a complete value: close containers, or move on to the next member
-      while (!stack.empty()) {
-        ws();
-        if (pos_ >= s_.size()) fail("JSON-1", "unexpected end of input");
-        char c = s_[pos_];
-        if (c == (stack.back().open == '{' ? '}' : ']')) { ++pos_; stack.pop_back(); continue; }
-        if (c != ',') fail("JSON-1", std::string("expected ',' or a closing bracket, found '") + c + "'");
-        ++pos_;
-        ++stack.back().index;
-        if (stack.back().open == '{') key();
-        break;
-      }
-    } while (!stack.empty());
-  } catch (InputError& e) {
-    std::string p = pointer();
-    for (const auto& l : stack) {
-      p += '/';
-      if (l.open == '[') { p += std::to_string(l.index); continue; }
-      Reader kr(s_.substr(l.key_pos));
-      std::string k;
-      try {
-        kr.parse_string_into(k);
-      } catch (const InputError&) {
-        break;  // the key itself is malformed: the pointer ends at its object
-      }
-      append_pointer_token(p, k);
-    }
-    e.diag.path = p;
-    throw;
-  }
+  // Iterative: open containers live on path_, so an error deep inside has its JSON Pointer.
+  do {
+    Kind k = peek();
+    if (k == Kind::End) fail("JSON-1", "unexpected end of input");
+    if (k == Kind::Object || k == Kind::Array) {
+      if (path_.size() - base >= kMaxSkipDepth) fail("JSON-5", "nesting deeper than " + std::to_string(kMaxSkipDepth) + " levels");
+      if (k == Kind::Object ? (begin_object(), next_key(scratch)) : (begin_array(), next_element())) continue;  // into its first member
+    } else if (k == Kind::String) { scratch.clear(); parse_string_into(scratch); }
+    else if (k == Kind::Number) integer();
+    else literal(k == Kind::True ? "true" : k == Kind::False ? "false" : "null");
+    // after a complete value: close containers until one has a next member
+    while (path_.size() > base && !(path_.back().index == -1 ? next_key(scratch) : next_element())) {}
+  } while (path_.size() > base);
   return s_.substr(begin, pos_ - begin);
+}
+
+std::string_view Reader::span() {
+  ws();
+  std::size_t depth = 0;
+  for (std::size_t i = pos_; i < s_.size() && depth <= kMaxSkipDepth; ++i) {
+    const char c = s_[i];
+    if (c == '"') {
+      for (++i; i < s_.size() && s_[i] != '"'; ++i) i += s_[i] == '\\';
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      if (depth == 0 || --depth > 0) continue;
+      std::string_view out = s_.substr(pos_, i + 1 - pos_);
+      pos_ = i + 1;
+      return out;
+    } else if (depth == 0) {
+      break;  // not a container
+    }
+  }
+  return skip();  // unbalanced, too deep or not a container: the strict reader says where
 }
 
 void Reader::finish() {

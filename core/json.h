@@ -32,11 +32,9 @@ class Reader {
   Kind peek();
   /// Consumes `{`. Then call next_key() until it returns false.
   void begin_object();
-  /// Reads the next key of the current object into `key` and pushes it on the path;
-  /// returns false (and consumes `}`) at the end of the object.
+  /// Reads the next key of the current object into `key` and makes it the current path
+  /// segment; returns false (and consumes `}`) at the end of the object.
   bool next_key(std::string& key);
-  /// Pops the key pushed by next_key() once its value has been read.
-  void end_value() { path_.pop_back(); }
   /// Consumes `[`. Then call next_element() until it returns false.
   void begin_array();
   /// Returns true if another element follows (and pushes its index), false at `]`.
@@ -51,6 +49,10 @@ class Reader {
   void null();
   /// Skips one complete value of any kind without recursion; returns its raw text.
   std::string_view skip();
+  /// Returns the raw text of the next value, which must be an object or an array, having
+  /// checked only that its brackets balance within the nesting limit outside strings (fast:
+  /// for a span the caller then decodes strictly). Otherwise it behaves as skip().
+  std::string_view span();
   /// Requires that only whitespace remains.
   void finish();
 
@@ -58,17 +60,28 @@ class Reader {
   [[nodiscard]] std::string pointer() const;
   /// Byte offset of the cursor.
   [[nodiscard]] std::size_t offset() const { return pos_; }
-  /// Throws an InputError with `code` at the current pointer.
+  /// Throws an InputError with `code` at the current pointer. A SCHEMA-* error is thrown only
+  /// once the whole input is known to be lexically valid JSON: otherwise the first lexical error
+  /// (JSON-*) is thrown instead, wherever it is.
   [[noreturn]] void fail(const char* code, const std::string& message) const;
   /// Replaces the current path (used to decode a span of a larger document).
   void set_base(std::string pointer) { base_ = std::move(pointer); }
+  /// True while every byte read is canonical: no whitespace, no escape, and no key that a
+  /// decoder reported out of order, so the text equals the canonical encoding of its value.
+  [[nodiscard]] bool canonical() const { return canonical_; }
+  /// Records that the text read is not canonical (a decoder saw keys out of order).
+  void noncanonical() { canonical_ = false; }
 
  private:
   struct Seg {
-    std::string key;
-    std::int64_t index;  // -1 for keys
+    std::size_t key_pos;  // offset of the key's opening quote (index -1)
+    std::int64_t index;   // -1 for a key, -2 for a container with no member yet
   };
-  void ws();
+  void ws() {
+    if (pos_ >= s_.size() || static_cast<unsigned char>(s_[pos_]) > ' ') return;
+    ws_slow();
+  }
+  void ws_slow();
   void expect(char c);
   void literal(std::string_view word);
   void parse_string_into(std::string& out);
@@ -77,6 +90,7 @@ class Reader {
   std::vector<Seg> path_;
   std::vector<bool> first_;  // per open container: no element read yet
   std::string base_;
+  bool canonical_ = true;
 };
 
 /// Streaming canonical writer: no whitespace, minimal escapes, raw UTF-8. Keys must be
@@ -116,6 +130,10 @@ class Writer {
   std::vector<bool> first_;
   bool after_key_ = false;
 };
+
+/// Throws the first lexical error (JSON-*) of `text`, which must be one JSON value, with its
+/// JSON Pointer under `base`; returns if there is none.
+void lex_check(std::string_view text, std::string base = {});
 
 /// Canonical JSON text of a string value (with quotes).
 std::string quote(std::string_view s);

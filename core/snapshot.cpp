@@ -32,16 +32,19 @@ class Hasher {
 };
 
 template <class P>
-AnySnapshot decode_payload(std::string_view payload_text, std::vector<std::string> parents, std::string digest, std::string version) {
+AnySnapshot decode_payload(std::string_view payload_text, std::vector<std::string> parents, std::string digest, std::string version,
+                           std::string* payload_digest) {
   Snapshot<P> s{std::move(parents), std::move(digest), std::move(version), {}};
   json::Reader r(payload_text);
   r.set_base("/payload");
   codec::decode(r, s.payload);
   r.finish();
+  // Canonical text is the encoding of the decoded payload byte for byte: hash it as read.
+  if (payload_digest) *payload_digest = r.canonical() ? digest_bytes(P::kSchema, payload_text) : digest_of(s.payload);
   return s;
 }
 
-using Decoder = AnySnapshot (*)(std::string_view, std::vector<std::string>, std::string, std::string);
+using Decoder = AnySnapshot (*)(std::string_view, std::vector<std::string>, std::string, std::string, std::string*);
 template <class P>
 constexpr std::pair<std::string_view, Decoder> entry() { return {P::kSchema, &decode_payload<P>}; }
 constexpr std::array kDecoders{entry<ModelIR>(), entry<DistributedTaskIR>(), entry<PortablePlanIR>(), entry<ConcretePlanIR>(),
@@ -92,7 +95,7 @@ bool is_digest(std::string_view d) {
   return true;
 }
 
-AnySnapshot decode_snapshot(std::string_view text) {
+AnySnapshot decode_snapshot(std::string_view text, std::string* payload_digest) {
   json::Reader r(text);
   if (r.peek() == json::Kind::End) r.fail("JSON-1", "empty input");
   if (r.peek() != json::Kind::Object) r.fail("SCHEMA-5", "a snapshot must be a JSON object");
@@ -110,22 +113,25 @@ AnySnapshot decode_snapshot(std::string_view text) {
     else if (key == "payload") {
       once(payload.has_value());
       if (r.peek() != json::Kind::Object) r.fail("SCHEMA-5", "payload must be an object");
-      payload = r.skip();
+      payload = r.span();  // decoded strictly once the schema is known
     } else {
       r.fail("SCHEMA-4", "unknown field \"" + key.substr(0, 64) + "\"");
     }
   }
   r.finish();
+  auto reject = [&](const char* code, const char* path, const std::string& message) {
+    json::lex_check(text);  // the payload was read only for its extent: a lexical error there comes first
+    return InputError(code, path, message);
+  };
   for (auto [present, name] : {std::pair{schema.has_value(), "schema"}, {version.has_value(), "version"}, {digest.has_value(), "digest"},
                                {parents.has_value(), "parents"}, {payload.has_value(), "payload"}})
-    if (!present) throw InputError("SCHEMA-3", "", std::string("missing field \"") + name + "\"");
-  if (version->size() < 4 || version->substr(0, 2) != "1." || (*version)[2] != '0' || (*version)[3] != '.')
-    throw InputError("SCHEMA-2", "/version", "unsupported IR version \"" + version->substr(0, 32) + "\" (this build reads 1.0.x)");
+    if (!present) throw reject("SCHEMA-3", "", std::string("missing field \"") + name + "\"");
+  if (!version->starts_with("1.0.")) throw reject("SCHEMA-2", "/version", "unsupported IR version \"" + version->substr(0, 32) + "\" (this build reads 1.0.x)");
   for (const auto& [name, fn] : kDecoders)
-    if (name == *schema) return fn(*payload, std::move(*parents), std::move(*digest), std::move(*version));
-  throw InputError("SCHEMA-1", "/schema",
-                   "unknown schema \"" + schema->substr(0, 64) +
-                       "\" (expected ModelIR, DistributedTaskIR, PortablePlanIR, ConcretePlanIR, TimelineBundle, MachineIR or ObservationSet)");
+    if (name == *schema) return fn(*payload, std::move(*parents), std::move(*digest), std::move(*version), payload_digest);
+  throw reject("SCHEMA-1", "/schema",
+               "unknown schema \"" + schema->substr(0, 64) +
+                   "\" (expected ModelIR, DistributedTaskIR, PortablePlanIR, ConcretePlanIR, TimelineBundle, MachineIR or ObservationSet)");
 }
 
 std::string recompute_digest(const AnySnapshot& s) {

@@ -57,7 +57,11 @@ Snapshot<P> make_snapshot(P payload, std::vector<std::string> parents) {
 
 /// Parses a snapshot file. Throws InputError (JSON-*, SCHEMA-*: exit code 2) when the
 /// text is not a well-formed snapshot; digest and obligations are checked by verifiers.
-AnySnapshot decode_snapshot(std::string_view text);
+/// When `payload_digest` is given it receives the digest of the decoded payload: BLAKE2b of
+/// the payload bytes as read when they are canonical (the reader proves it: no whitespace, no
+/// escape, keys in order; numbers and enums only decode from canonical text), else of its
+/// re-encoding. Either way it equals `digest_of` the decoded payload.
+AnySnapshot decode_snapshot(std::string_view text, std::string* payload_digest = nullptr);
 
 /// Recomputes the digest of a loaded snapshot's payload.
 std::string recompute_digest(const AnySnapshot& s);

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace plancert::check {
@@ -33,8 +34,16 @@ struct Ctx {
 bool refs(Ctx& c, const Indices& list, std::size_t n, std::string_view array, std::size_t i, std::string_view field, bool unique,
           std::vector<std::uint32_t>& stamp, std::uint32_t& epoch);
 
-/// REF-1 for one optional reference.
-bool ref(Ctx& c, Index v, std::size_t n, std::string path);
+/// REF-1 for one reference: `v` must be in [0, n). `path` is the JSON Pointer, or a callable
+/// that builds it (called only on failure, so hot loops build no strings).
+template <class Path>
+bool ref(Ctx& c, Index v, std::size_t n, Path&& path) {
+  if (v >= 0 && static_cast<std::size_t>(v) < n) return true;
+  std::string p;
+  if constexpr (std::is_invocable_v<Path>) p = path(); else p = std::move(path);
+  c.err("REF-1", std::move(p), "reference " + std::to_string(v) + " is out of range (there are " + std::to_string(n) + ")");
+  return false;
+}
 
 /// Iterative cycle search over nodes 0..n-1 whose predecessors are listed by `preds(v, fn)`.
 /// Returns an empty vector for a DAG, else one cycle (in dependency order).

@@ -23,19 +23,13 @@ std::string at(std::string_view array, std::size_t i, std::string_view field, st
   return p;
 }
 
-bool ref(Ctx& c, Index v, std::size_t n, std::string path) {
-  if (v >= 0 && static_cast<std::size_t>(v) < n) return true;
-  c.err("REF-1", std::move(path), "reference " + std::to_string(v) + " is out of range (there are " + std::to_string(n) + ")");
-  return false;
-}
-
 bool refs(Ctx& c, const Indices& list, std::size_t n, std::string_view array, std::size_t i, std::string_view field, bool unique,
           std::vector<std::uint32_t>& stamp, std::uint32_t& epoch) {
   bool ok = true;
   ++epoch;
   for (std::size_t k = 0; k < list.size(); ++k) {
     Index v = list[k];
-    if (!ref(c, v, n, at(array, i, field, static_cast<std::int64_t>(k)))) { ok = false; continue; }
+    if (!ref(c, v, n, [&] { return at(array, i, field, static_cast<std::int64_t>(k)); })) { ok = false; continue; }
     if (!unique) continue;
     auto u = static_cast<std::size_t>(v);
     if (stamp[u] == epoch) c.err("REF-2", at(array, i, field, static_cast<std::int64_t>(k)), "entry " + std::to_string(v) + " is listed twice");
@@ -124,7 +118,7 @@ bool id_syntax_ok(const std::string& id) {
 // ID-1, ID-2, LINEAGE-1, ATTR-1.
 template <class P>
 void identity(Ctx& c, const P& p, std::size_t layer, bool root) {
-  std::unordered_map<std::string_view, std::string> seen;
+  std::unordered_map<std::string_view, std::pair<std::string_view, std::size_t>> seen;  // id -> first (array, index)
   seen.reserve(1024);
   const auto* rules = rules_of(p);
   std::unordered_set<std::string_view> declared;
@@ -135,8 +129,8 @@ void identity(Ctx& c, const P& p, std::size_t layer, bool root) {
   entities(p, [&](std::string_view array, std::size_t i, const std::string& id, const Lineage* lin, const Attrs* attrs) {
     if (!id_syntax_ok(id)) c.err("ID-2", at(array, i, "id"), "id \"" + id.substr(0, 64) + "\" is empty, longer than 256 bytes or has a character outside [A-Za-z0-9_.:/#@+-[]=,]");
     auto [it, fresh] = seen.try_emplace(id);
-    if (!fresh) c.err("ID-1", at(array, i, "id"), "id \"" + id + "\" is not unique", {"first used at " + it->second});
-    else it->second = at(array, i);
+    if (!fresh) c.err("ID-1", at(array, i, "id"), "id \"" + id + "\" is not unique", {"first used at " + at(it->second.first, it->second.second)});
+    else it->second = {array, i};
     if (lin) {
       if (!declared.count(lin->rule)) c.err("LINEAGE-1", at(array, i, "lineage/rule"), "rule \"" + lin->rule + "\" is not declared in /payload/rules");
       if (root && (lin->kind != LineageKind::introduced || !lin->sources.empty()))
@@ -226,10 +220,10 @@ bool refs_concrete(Ctx& c, const ConcretePlanIR& p, Scratch& s) {
   bool ok = true;
   const std::size_t nd = p.devices.size(), nr = p.regions.size(), nb = p.buffers.size(), nc = p.commands.size(), nk = p.tokens.size();
   for (std::size_t i = 0; i < nr; ++i) ok &= check::ref(c, p.regions[i].device, nd, at("regions", i, "device"));
-  for (std::size_t i = 0; i < nb; ++i) ok &= check::ref(c, p.buffers[i].region, nr, at("buffers", i, "region"));
+  for (std::size_t i = 0; i < nb; ++i) ok &= check::ref(c, p.buffers[i].region, nr, [&] { return at("buffers", i, "region"); });
   for (std::size_t i = 0; i < nc; ++i) {
     const auto& cmd = p.commands[i];
-    ok &= check::ref(c, cmd.device, nd, at("commands", i, "device"));
+    ok &= check::ref(c, cmd.device, nd, [&] { return at("commands", i, "device"); });
     ok &= check::refs(c, cmd.dependencies, nc, "commands", i, "dependencies", false, s.stamp, s.epoch);
     ok &= check::refs(c, cmd.reads, nb, "commands", i, "reads", true, s.stamp, s.epoch);
     ok &= check::refs(c, cmd.writes, nb, "commands", i, "writes", true, s.stamp, s.epoch);
@@ -308,7 +302,7 @@ Exit exit_for_code(std::string_view code) {
   return Exit::Rejected;
 }
 
-Diagnostics verify_snapshot(const AnySnapshot& any) {
+Diagnostics verify_snapshot(const AnySnapshot& any, std::string_view payload_digest) {
   Diagnostics d;
   Ctx c{d};
   std::visit(
@@ -318,7 +312,7 @@ Diagnostics verify_snapshot(const AnySnapshot& any) {
         for (std::size_t i = 0; i < s.parents.size(); ++i)
           if (!is_digest(s.parents[i])) c.err("DIGEST-2", "/parents/" + std::to_string(i), "a parent digest must be 64 lowercase hex digits");
         if (wellformed) {
-          std::string actual = digest_of(s.payload);
+          std::string actual = payload_digest.empty() ? digest_of(s.payload) : std::string(payload_digest);
           if (actual != s.digest)
             c.err("DIGEST-1", "/digest", "the stored digest does not match the payload", {"stored:     " + s.digest, "recomputed: " + actual});
         }

@@ -16,7 +16,9 @@ namespace plancert {
 /// Checks every snapshot obligation of `s`'s layer: DIGEST-1/2/4, ID, REF, DAG, LINEAGE-1,
 /// ATTR and the layer's families (FLOW, MESH, BUF, ALIGN, CAP, QUEUE, SLOT, ROUTE, TOKEN,
 /// DEADLOCK, TIME-2, MACHINE-2/3, OBS-2/3).
-Diagnostics verify_snapshot(const AnySnapshot& s);
+/// `payload_digest`: the payload's digest as decode_snapshot computed it, if the caller has it
+/// (empty: recomputed here with digest_of).
+Diagnostics verify_snapshot(const AnySnapshot& s, std::string_view payload_digest = {});
 
 /// Checks the transition obligations of `child` against `parent`: DIGEST-3 (the parent's
 /// digest is listed), DIGEST-5 (the parent is the layer before), LINEAGE-2 (every lineage

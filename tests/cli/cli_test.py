@@ -353,8 +353,9 @@ def bad_deep_nesting(tmp: Path):
     r = bad_snapshot(tmp, "deep.json", data, "JSON-5", budget=5.0)
     # and an unterminated one: still no crash
     bad_snapshot(tmp, "deep2.json", model_bytes()[:-1].replace(b'"rules":[', b'"rules":' + b"[" * n, 1), "JSON-5", budget=5.0)
-    # nesting outside the payload is a type error, still without recursion
-    bad_snapshot(tmp, "deep3.json", b'{"parents":' + b"[" * n + b"]" * n + b"}", "SCHEMA-5", budget=5.0)
+    # outside the payload too: a type error there (parents holds strings) is reported only
+    # once the input is known to be lexically valid, and this nesting is over the limit
+    bad_snapshot(tmp, "deep3.json", b'{"parents":' + b"[" * n + b"]" * n + b"}", "JSON-5", budget=5.0)
     return r
 
 

@@ -7,6 +7,7 @@
 
 #include "props/any.h"
 
+#include <nlohmann/json.hpp>
 #include <sodium.h>
 
 #include <array>
@@ -65,6 +66,82 @@ RC_GTEST_PROP(Canonical, DigestIsStableAndMatchesIndependentBlake2b, ()) {
     // the payload bytes appear verbatim in the snapshot file
     RC_ASSERT(encode_any(s).find("\"payload\":" + payload + ",\"schema\":") != std::string::npos);
   }
+}
+
+// decode_snapshot's payload digest is digest_of the decoded payload whichever way it got it:
+// hashing the bytes as read (canonical text) or re-encoding (anything else). Texts with the
+// meaning of a snapshot but with whitespace, an escape or two keys swapped must give the stored
+// digest, not a hash of their own bytes: this fails if the reader misses any of the three.
+RC_GTEST_PROP(Canonical, DecoderDigestIsTheDigestOfTheDecodedPayload, ()) {
+  const Chain c = *full_chain();
+  const AnySnapshot s = c.at(static_cast<Layer>(*rc::gen::inRange(0, 7)));
+  const std::string stored = digest_of_any(s);
+  const std::string bytes = encode_any(s);
+  std::string got;
+  decode_snapshot(bytes, &got);
+  RC_ASSERT(got == stored);
+  const std::size_t from = bytes.find("\"payload\":"), to = bytes.rfind(",\"schema\":");
+  std::string text;
+  switch (*rc::gen::inRange(0, 3)) {
+    case 0: {  // whitespace somewhere inside the payload (outside strings)
+      std::vector<std::size_t> spots;
+      bool in_str = false;
+      for (std::size_t k = from + 10; k < to; ++k) {
+        if (in_str) {
+          if (bytes[k] == '\\') ++k;
+          else in_str = bytes[k] != '"';
+          continue;
+        }
+        if (bytes[k] == '"') in_str = true;
+        if (bytes[k] == ',' || bytes[k] == ':' || bytes[k] == '{' || bytes[k] == '[') spots.push_back(k + 1);
+      }
+      const std::size_t at = *rc::gen::elementOf(spots);
+      text = bytes.substr(0, at) + *rc::gen::element<std::string>(" ", "\n", "\t", "\r\n  ") + bytes.substr(at);
+      break;
+    }
+    case 1: {  // one plain character of a string (a key or a value) written as a \u escape
+      std::vector<std::size_t> spots;
+      bool in_str = false;
+      for (std::size_t k = from + 10; k < to; ++k) {
+        if (!in_str) { in_str = bytes[k] == '"'; continue; }
+        if (bytes[k] == '\\') { ++k; continue; }
+        if (bytes[k] == '"') in_str = false;
+        else if (static_cast<unsigned char>(bytes[k]) < 0x80) spots.push_back(k);
+      }
+      RC_PRE(!spots.empty());
+      const std::size_t at = *rc::gen::elementOf(spots);
+      char u[7];
+      std::snprintf(u, sizeof u, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(bytes[at])));
+      text = bytes.substr(0, at) + u + bytes.substr(at + 1);
+      break;
+    }
+    default: {  // two keys of one object of the payload swapped
+      auto doc = nlohmann::ordered_json::parse(bytes);
+      std::vector<nlohmann::ordered_json*> objects, todo{&doc["payload"]};
+      while (!todo.empty()) {
+        auto* v = todo.back();
+        todo.pop_back();
+        if (v->is_object() && v->size() >= 2) objects.push_back(v);
+        if (v->is_structured())
+          for (auto& x : *v) todo.push_back(&x);
+      }
+      RC_PRE(!objects.empty());
+      auto& obj = **rc::gen::elementOf(objects);
+      const auto i = *rc::gen::inRange<std::size_t>(0, obj.size() - 1);
+      nlohmann::ordered_json swapped = nlohmann::ordered_json::object();
+      std::vector<std::pair<std::string, nlohmann::ordered_json>> items;
+      for (auto it = obj.begin(); it != obj.end(); ++it) items.emplace_back(it.key(), *it);
+      std::swap(items[i], items[i + 1]);
+      for (auto& [k, v] : items) swapped[k] = std::move(v);
+      obj = std::move(swapped);
+      text = doc.dump();
+    }
+  }
+  RC_ASSERT(text != bytes);
+  got.clear();
+  const AnySnapshot back = decode_snapshot(text, &got);
+  RC_ASSERT(recompute_digest(back) == stored);
+  RC_ASSERT(got == stored);
 }
 
 // Canonical JSON has no insignificant whitespace and no floats, and keys are sorted: a

@@ -69,7 +69,8 @@ TEST(Json, SnapshotDecodeErrorsCarryCodeAndPointer) {
 TEST(Json, DeepNestingIsRejectedWithoutRecursion) {
   std::string deep(200000, '[');
   deep += std::string(200000, ']');
-  EXPECT_EQ(code_of(deep), "SCHEMA-5 ");
+  // not an object, but too deep to be JSON this reader accepts: the lexical error comes first
+  EXPECT_EQ(code_of(deep).substr(0, 9), "JSON-5 /0");
   EXPECT_EQ(code_of(with(R"("name":"m")", "\"name\":" + deep)).substr(0, 8), "JSON-5 /");
   std::string deepobj;
   for (int i = 0; i < 200000; ++i) deepobj += "{\"a\":";
