@@ -262,8 +262,12 @@ std::string_view Reader::span() {
   std::size_t depth = 0;
   for (std::size_t i = pos_; i < s_.size() && depth <= kMaxSkipDepth; ++i) {
     const char c = s_[i];
-    if (c == '"') {
-      for (++i; i < s_.size() && s_[i] != '"'; ++i) i += s_[i] == '\\';
+    if (c == '"') {  // to the closing quote: the next quote after an even run of backslashes
+      for (std::size_t from = i + 1, b;; from = i + 1) {
+        if ((i = s_.find('"', from)) == std::string_view::npos) return skip();
+        for (b = i; b > from && s_[b - 1] == '\\';) --b;
+        if ((i - b) % 2 == 0) break;
+      }
     } else if (c == '{' || c == '[') {
       ++depth;
     } else if (c == '}' || c == ']') {

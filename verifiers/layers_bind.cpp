@@ -72,7 +72,10 @@ int happens_before(const ConcretePlanIR& p, const std::vector<std::int64_t>& sig
   h.vc.assign(h.k * n, 0);
   for (std::uint32_t v : h.order) {
     std::uint32_t* cv = &h.vc[v * h.k];
-    preds(v, [&](std::size_t u) { for (std::size_t q = 0; q < h.k; ++q) cv[q] = std::max(cv[q], h.vc[u * h.k + q]); });
+    preds(v, [&](std::size_t u) {
+      const std::uint32_t* cu = &h.vc[u * h.k];  // u != v: a different row
+      for (std::size_t q = 0; q < h.k; ++q) cv[q] = std::max(cv[q], cu[q]);
+    });
     cv[h.chain[v]] = h.pos[v];
   }
   return 0;

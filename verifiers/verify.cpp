@@ -119,7 +119,9 @@ bool id_syntax_ok(const std::string& id) {
 template <class P>
 void identity(Ctx& c, const P& p, std::size_t layer, bool root) {
   std::unordered_map<std::string_view, std::pair<std::string_view, std::size_t>> seen;  // id -> first (array, index)
-  seen.reserve(1024);
+  std::size_t count = 0;
+  entities(p, [&](auto&&...) { ++count; });
+  seen.reserve(count);
   const auto* rules = rules_of(p);
   std::unordered_set<std::string_view> declared;
   if (rules) {
