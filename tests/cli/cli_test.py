@@ -393,6 +393,26 @@ def bad_wrong_digest(tmp: Path):
     check("recomputed: " + mc.digest("ModelIR", s["payload"]) in r.out, f"the note must give the recomputed digest\n{show(r)}")
 
 
+@case
+def verify_noncanonical_text(tmp: Path):
+    # The digest is over the canonical encoding, not the file's bytes: the same snapshot written
+    # with whitespace, \u escapes and keys in reverse order is accepted with the same digest
+    # (the verifier re-encodes such text before hashing), and a change to it is still caught.
+    s = mc.Chain().get("model")
+
+    def reorder(v):
+        if isinstance(v, dict):
+            return {k: reorder(v[k]) for k in sorted(v, reverse=True)}
+        return [reorder(x) for x in v] if isinstance(v, list) else v
+    text = json.dumps(reorder(s), indent=2, ensure_ascii=True).replace('"ModelIR"', '"\\u004dodelIR"').replace('"tiny-mlp"', '"tiny\\u002dmlp"')
+    check("\\u002d" in text and '\n  "version"' in text, "the text is not canonical")
+    r = run("verify", write(tmp, "pretty.json", text.encode()))
+    check(r.returncode == 0 and s["digest"] in r.out, f"expected acceptance with digest {s['digest']}\n{show(r)}")
+    s["payload"]["name"] += " (edited)"
+    r = bad_snapshot(tmp, "pretty-edited.json", json.dumps(reorder(s), indent=1).encode(), "DIGEST-1", exit_code=1)
+    check("recomputed: " + mc.digest("ModelIR", s["payload"]) in r.out, f"the note must give the recomputed digest\n{show(r)}")
+
+
 # ---------------------------------------------------------------------------
 # (c) explain
 
