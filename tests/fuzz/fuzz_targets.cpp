@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // libFuzzer targets (clang, -fsanitize=fuzzer,address,undefined), one per input path; the
 // target is selected at compile time by PLANCERT_FUZZ_TARGET:
-//   1 decode    the canonical JSON decoder (decode_snapshot)
+//   1 decode    the canonical JSON decoder (decode_snapshot; its payload digest must be
+//               digest_of the payload it decoded)
 //   2 verify    decode + verify_snapshot (plancert verify on arbitrary bytes)
 //   3 model     the model loaders (TOML, Hugging Face config.json, Calculon JSON)
 //   4 strategy  the strategy loaders (TOML, Calculon execution JSON)
@@ -16,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,7 +33,11 @@ std::string file_name(std::uint8_t b) {
 void run(std::string_view in) {
   using namespace plancert;
   switch (PLANCERT_FUZZ_TARGET) {
-    case 1: (void)decode_snapshot(in); break;
+    case 1: {  // and the digest it reports is digest_of what it decoded (the bytes-as-read proof)
+      std::string digest;
+      if (recompute_digest(decode_snapshot(in, &digest)) != digest) std::abort();
+      break;
+    }
     case 2: (void)verify_snapshot(decode_snapshot(in)); break;
     case 3:
       if (!in.empty()) (void)frontend::parse_model(in.substr(1), file_name(static_cast<std::uint8_t>(in[0])));
