@@ -115,6 +115,7 @@ bool Reader::next_key(std::string& key) {
   ws();
   if (pos_ >= s_.size() || s_[pos_] != '"') fail("JSON-1", "expected an object key");
   key.clear();
+  path_.back() = {0, -2};  // until the key parses, a pointer ends at its object
   const std::size_t key_pos = pos_;
   parse_string_into(key);
   expect(':');

@@ -51,6 +51,8 @@ TEST(Json, SnapshotDecodeErrorsCarryCodeAndPointer) {
   EXPECT_EQ(code_of(with(R"("name":"m")", R"("name":"m","name":"n")")), "JSON-2 /payload/name");
   EXPECT_EQ(code_of(with(R"("name":"m")", R"("name":1.5)")), "JSON-3 /payload/name");
   EXPECT_EQ(code_of(with(R"("operations":[])", R"("operations":[01])")), "JSON-4 /payload/operations/0");
+  // a malformed key: the pointer ends at its object, not at the key before it
+  EXPECT_EQ(code_of(with(R"("operations":[])", R"("oper\qations":[])")), "JSON-6 /payload");
   EXPECT_EQ(code_of(with(R"("name":"m")", "\"name\":\"\xff\"")), "JSON-6 /payload/name");
   EXPECT_EQ(code_of(with(R"("name":"m")", R"("name":"\ud800")")), "JSON-6 /payload/name");
   EXPECT_EQ(code_of(with(R"("ModelIR")", R"("ModelIRx")")), "SCHEMA-1 /schema");
