@@ -68,6 +68,28 @@ TEST(Json, SnapshotDecodeErrorsCarryCodeAndPointer) {
             "SCHEMA-8 /payload/operations/0/effects/0/value");
 }
 
+// span() returns a container's extent after a bracket scan (strings skipped, escaped quotes
+// included); anything else goes to the strict skip(), which reads scalars and reports errors.
+TEST(Json, SpanFindsTheExtentOrFallsBackToTheStrictSkip) {
+  auto span = [](std::string_view text) {
+    json::Reader r(text);
+    try {
+      std::string out(r.span());
+      return out + "|" + std::string(text.substr(r.offset()));
+    } catch (const InputError& e) {
+      return e.diag.code + " " + e.diag.path;
+    }
+  };
+  EXPECT_EQ(span(R"( [1,{"a":"]}\"\\"}],2)"), R"([1,{"a":"]}\"\\"}]|,2)");
+  EXPECT_EQ(span(R"("abc" 7)"), R"("abc"| 7)");
+  EXPECT_EQ(span("7,"), "7|,");
+  EXPECT_EQ(span("[1,2"), "JSON-1 /1");
+  EXPECT_EQ(span(R"({"a":"x)"), "JSON-1 /a");
+  // the scan counts depth, not bracket kinds: the caller's strict decode of the span rejects this
+  EXPECT_EQ(span("[1}"), "[1}|");
+  EXPECT_EQ(span(std::string(600, '[')).substr(0, 9), "JSON-5 /0");
+}
+
 TEST(Json, DeepNestingIsRejectedWithoutRecursion) {
   std::string deep(200000, '[');
   deep += std::string(200000, ']');
