@@ -11,6 +11,8 @@
 #include "core/json.h"
 #include "core/numbers.h"
 
+#include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstdint>
 #include <map>
@@ -69,7 +71,7 @@ std::string_view enum_name(E e) { return EnumNames<E>::names[static_cast<std::si
 /// Decode one JSON value into `v`; throw InputError (JSON-*, SCHEMA-*) on anything that is not
 /// the canonical encoding of a value of that type.
 ///@{
-inline void decode(json::Reader& r, std::string& v) { v = r.string(); }
+inline void decode(json::Reader& r, std::string& v) { v = r.text(); }
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 inline void decode(json::Reader& r, bool& v) { v = r.boolean(); }
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
@@ -80,38 +82,38 @@ inline void decode(json::Reader& r, std::int64_t& v) {
 }
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 inline void decode(json::Reader& r, Int& v) {
-  std::string s = r.string();
+  std::string_view s = r.text();
   auto p = parse_int(s);
-  if (!p) r.fail("SCHEMA-7", "not a canonical exact integer: \"" + s.substr(0, 64) + "\"");
+  if (!p) r.fail("SCHEMA-7", "not a canonical exact integer: \"" + std::string(s.substr(0, 64)) + "\"");
   v = std::move(*p);
 }
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 inline void decode(json::Reader& r, Rat& v) {
-  std::string s = r.string();
+  std::string_view s = r.text();
   auto p = parse_rat(s);
-  if (!p) r.fail("SCHEMA-7", "not a canonical exact rational: \"" + s.substr(0, 64) + "\"");
+  if (!p) r.fail("SCHEMA-7", "not a canonical exact rational: \"" + std::string(s.substr(0, 64)) + "\"");
   v = std::move(*p);
 }
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 inline void decode(json::Reader& r, Expr& v) {
-  std::string s = r.string();
+  std::string_view s = r.text();
   std::string err;
   if (s.size() > kMaxNumberDigits * 4) r.fail("SCHEMA-8", "expression longer than " + std::to_string(kMaxNumberDigits * 4) + " characters");
   auto p = Expr::parse_canonical(s, &err);
-  if (!p) r.fail("SCHEMA-7", "bad exact quantity \"" + s.substr(0, 64) + "\": " + err);
+  if (!p) r.fail("SCHEMA-7", "bad exact quantity \"" + std::string(s.substr(0, 64)) + "\": " + err);
   v = std::move(*p);
 }
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 template <class E>
   requires std::is_enum_v<E>
 void decode(json::Reader& r, E& v) {
-  std::string s = r.string();
+  std::string_view s = r.text();
   const auto& names = EnumNames<E>::names;
   for (std::size_t i = 0; i < std::size(names); ++i)
     if (names[i] == s) { v = static_cast<E>(i); return; }
   std::string expected;
   for (auto n : names) expected += (expected.empty() ? "" : ", ") + std::string(n);
-  r.fail("SCHEMA-6", "unknown value \"" + s.substr(0, 64) + "\" (expected one of: " + expected + ")");
+  r.fail("SCHEMA-6", "unknown value \"" + std::string(s.substr(0, 64)) + "\" (expected one of: " + expected + ")");
 }
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 template <class T> void decode(json::Reader& r, std::vector<T>& v);
@@ -140,10 +142,10 @@ inline void decode(json::Reader& r, std::map<std::string, std::string>& v) {
   if (r.peek() != json::Kind::Object) r.fail("SCHEMA-5", "expected an object");
   v.clear();
   r.begin_object();
-  std::string key;
+  std::string_view key;
   while (r.next_key(key)) {
-    auto [it, fresh] = v.try_emplace(key);
-    if (!fresh) r.fail("JSON-2", "duplicate key \"" + key + "\"");
+    auto [it, fresh] = v.try_emplace(std::string(key));
+    if (!fresh) r.fail("JSON-2", "duplicate key \"" + it->first + "\"");
     if (std::next(it) != v.end()) r.noncanonical();  // not in sorted order
     decode(r, it->second);
   }
@@ -157,15 +159,17 @@ void decode(json::Reader& r, T& out) {
   static_assert(n <= 64);
   if (r.peek() != json::Kind::Object) r.fail("SCHEMA-5", "expected an object");
   r.begin_object();
+  constexpr auto names = std::apply([](const auto&... f) { return std::array<std::string_view, n>{f.name...}; }, fs);
   std::uint64_t seen = 0;
-  std::string key;
-  while (r.next_key(key)) {
-    std::size_t i = 0, hit = n;
-    std::apply([&](const auto&... f) { ((f.name == key && hit == n ? (hit = i, decode(r, out.*(f.ptr))) : void(), ++i), ...); }, fs);
-    if (hit == n) r.fail("SCHEMA-4", "unknown field \"" + key.substr(0, 64) + "\"");
-    if (seen & (std::uint64_t{1} << hit)) r.fail("JSON-2", "duplicate key \"" + key + "\"");
+  std::string_view key;
+  for (std::size_t next = 0; r.next_key(key);) {  // canonical text names the field after the last one next
+    std::size_t i = 0, hit = next < n && names[next] == key ? next : static_cast<std::size_t>(std::find(names.begin(), names.end(), key) - names.begin());
+    if (hit == n) r.fail("SCHEMA-4", "unknown field \"" + std::string(key.substr(0, 64)) + "\"");
+    std::apply([&](const auto&... f) { ((i++ == hit ? decode(r, out.*(f.ptr)) : void()), ...); }, fs);
+    if (seen & (std::uint64_t{1} << hit)) r.fail("JSON-2", "duplicate key \"" + std::string(names[hit]) + "\"");
     if (seen >> hit) r.noncanonical();  // a later field came first
     seen |= std::uint64_t{1} << hit;
+    next = hit + 1;
   }
   if (seen != (n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1)) {
     std::size_t i = 0;

@@ -150,8 +150,8 @@ class Parser {
 
 }  // namespace
 
-Expr::Expr(const Rat& c) {
-  if (!c.is_zero()) terms_.push_back({{}, c});
+Expr::Expr(Rat c) {
+  if (!c.is_zero()) terms_.push_back({{}, std::move(c)});
 }
 
 Expr Expr::symbol(std::string_view name) {
@@ -291,12 +291,12 @@ std::string Expr::str() const {
 }
 
 std::optional<Expr> Expr::parse(std::string_view text, std::string* error) {
-  if (auto r = parse_rat(text)) return Expr(*r);  // fast path for concrete numbers
+  if (auto r = parse_rat(text)) return Expr(std::move(*r));  // fast path for concrete numbers
   return Parser(text).run(error);
 }
 
 std::optional<Expr> Expr::parse_canonical(std::string_view text, std::string* error) {
-  if (auto r = parse_rat(text)) return Expr(*r);  // a canonical rational's text is its Expr's text
+  if (auto r = parse_rat(text)) return Expr(std::move(*r));  // a canonical rational's text is its Expr's text
   auto e = Parser(text).run(error);
   if (e && e->str() != text) {
     if (error) *error = "not in canonical form (canonical: \"" + e->str() + "\")";

@@ -56,7 +56,7 @@ class Expr {
   /// Zero.
   Expr() = default;
   /// A constant.
-  Expr(const Rat& c);  // NOLINT(google-explicit-constructor): exact constants convert implicitly
+  Expr(Rat c);  // NOLINT(google-explicit-constructor): exact constants convert implicitly
   /// A constant.
   Expr(const Int& c) : Expr(Rat(c)) {}
   /// A constant.

@@ -57,9 +57,7 @@ std::string Reader::pointer() const {
     if (seg.index == -2) continue;  // container opened, no element yet
     p += '/';
     if (seg.index >= 0) { p += std::to_string(seg.index); continue; }
-    std::string key;  // re-read from the input: the path keeps offsets, not copies
-    Reader(s_.substr(seg.key_pos)).parse_string_into(key);
-    append_pointer_token(p, key);
+    append_pointer_token(p, Reader(s_.substr(seg.key_pos)).parse_string());  // the path keeps offsets, not copies
   }
   return p;
 }
@@ -89,35 +87,30 @@ Kind Reader::peek() {
   }
 }
 
-void Reader::expect(char c) {
+void Reader::expect_slow(char c) {
   ws();
-  if (pos_ >= s_.size()) fail("JSON-1", std::string("unexpected end of input, expected '") + c + "'");
-  if (s_[pos_] != c) fail("JSON-1", std::string("expected '") + c + "', found '" + s_[pos_] + "'");
-  ++pos_;
+  if (pos_ < s_.size() && s_[pos_] == c) { ++pos_; return; }
+  fail("JSON-1", pos_ >= s_.size() ? std::string("unexpected end of input, expected '") + c + "'" : std::string("expected '") + c + "', found '" + s_[pos_] + "'");
 }
 
 void Reader::begin_object() {
   expect('{');
-  first_.push_back(true);
   path_.push_back({0, -2});
 }
 
-bool Reader::next_key(std::string& key) {
+bool Reader::next_key(std::string_view& key) {
   ws();
   if (pos_ < s_.size() && s_[pos_] == '}') {
     ++pos_;
-    first_.pop_back();
     path_.pop_back();
     return false;
   }
-  if (!first_.back()) expect(',');
-  first_.back() = false;
+  if (path_.back().index != -2) expect(',');  // -2: no key read yet
   ws();
   if (pos_ >= s_.size() || s_[pos_] != '"') fail("JSON-1", "expected an object key");
-  key.clear();
   path_.back() = {0, -2};  // until the key parses, a pointer ends at its object
   const std::size_t key_pos = pos_;
-  parse_string_into(key);
+  key = parse_string();
   expect(':');
   path_.back() = {key_pos, -1};
   return true;
@@ -125,7 +118,6 @@ bool Reader::next_key(std::string& key) {
 
 void Reader::begin_array() {
   expect('[');
-  first_.push_back(true);
   path_.push_back({0, -2});
 }
 
@@ -133,25 +125,27 @@ bool Reader::next_element() {
   ws();
   if (pos_ < s_.size() && s_[pos_] == ']') {
     ++pos_;
-    first_.pop_back();
     path_.pop_back();
     return false;
   }
-  if (!first_.back()) expect(',');
-  first_.back() = false;
+  if (path_.back().index != -2) expect(',');  // -2: no element read yet
   path_.back().index = path_.back().index < 0 ? 0 : path_.back().index + 1;
   return true;
 }
 
-void Reader::parse_string_into(std::string& out) {
-  ++pos_;  // opening quote
+std::string_view Reader::parse_string() {
+  const std::size_t begin = ++pos_;  // after the opening quote
+  while (pos_ < s_.size() && kPlain[static_cast<unsigned char>(s_[pos_])]) ++pos_;
+  if (pos_ < s_.size() && s_[pos_] == '"') return s_.substr(begin, pos_++ - begin);  // nothing to unescape: no copy
+  std::string& out = buf_;
+  out.assign(s_.substr(begin, pos_ - begin));
   for (;;) {
     std::size_t b = pos_;
     while (pos_ < s_.size() && kPlain[static_cast<unsigned char>(s_[pos_])]) ++pos_;
     out.append(s_.substr(b, pos_ - b));
     if (pos_ >= s_.size()) fail("JSON-1", "unterminated string");
     unsigned char c = static_cast<unsigned char>(s_[pos_]);
-    if (c == '"') { ++pos_; return; }
+    if (c == '"') { ++pos_; return out; }
     if (c < 0x20) fail("JSON-6", "unescaped control character in string");
     if (c >= 0x80) {
       std::size_t n = utf8_len(s_, pos_);
@@ -198,11 +192,9 @@ void Reader::parse_string_into(std::string& out) {
   }
 }
 
-std::string Reader::string() {
+std::string_view Reader::text() {
   if (peek() != Kind::String) fail("SCHEMA-5", "expected a string");
-  std::string out;
-  parse_string_into(out);
-  return out;
+  return parse_string();
 }
 
 std::string_view Reader::integer() {
@@ -241,7 +233,7 @@ void Reader::null() {
 std::string_view Reader::skip() {
   ws();
   const std::size_t begin = pos_, base = path_.size();
-  std::string scratch;
+  std::string_view scratch;
   // Iterative: open containers live on path_, so an error deep inside has its JSON Pointer.
   do {
     Kind k = peek();
@@ -249,7 +241,7 @@ std::string_view Reader::skip() {
     if (k == Kind::Object || k == Kind::Array) {
       if (path_.size() - base >= kMaxSkipDepth) fail("JSON-5", "nesting deeper than " + std::to_string(kMaxSkipDepth) + " levels");
       if (k == Kind::Object ? (begin_object(), next_key(scratch)) : (begin_array(), next_element())) continue;  // into its first member
-    } else if (k == Kind::String) { scratch.clear(); parse_string_into(scratch); }
+    } else if (k == Kind::String) { parse_string(); }
     else if (k == Kind::Number) integer();
     else literal(k == Kind::True ? "true" : k == Kind::False ? "false" : "null");
     // after a complete value: close containers until one has a next member

@@ -33,14 +33,18 @@ class Reader {
   /// Consumes `{`. Then call next_key() until it returns false.
   void begin_object();
   /// Reads the next key of the current object into `key` and makes it the current path
-  /// segment; returns false (and consumes `}`) at the end of the object.
-  bool next_key(std::string& key);
+  /// segment; returns false (and consumes `}`) at the end of the object. `key` views the
+  /// input, or this reader's buffer when the key has escapes: valid until the next string.
+  bool next_key(std::string_view& key);
   /// Consumes `[`. Then call next_element() until it returns false.
   void begin_array();
   /// Returns true if another element follows (and pushes its index), false at `]`.
   bool next_element();
   /// Reads a string value (unescaped, validated UTF-8).
-  std::string string();
+  std::string string() { return std::string(text()); }
+  /// Reads a string value like string(), without a copy: the view is valid until the next
+  /// string is read (it views the input, or this reader's buffer when the string has escapes).
+  std::string_view text();
   /// Reads an integer number token and returns its text (canonical: no leading zero, no -0).
   std::string_view integer();
   /// Reads `true` or `false`.
@@ -82,14 +86,17 @@ class Reader {
     ws_slow();
   }
   void ws_slow();
-  void expect(char c);
+  void expect(char c) {
+    if (pos_ < s_.size() && s_[pos_] == c) ++pos_; else expect_slow(c);
+  }
+  void expect_slow(char c);
   void literal(std::string_view word);
-  void parse_string_into(std::string& out);
+  std::string_view parse_string();
   std::string_view s_;
   std::size_t pos_ = 0;
   std::vector<Seg> path_;
-  std::vector<bool> first_;  // per open container: no element read yet
   std::string base_;
+  std::string buf_;  // unescaped text of the last string that had escapes
   bool canonical_ = true;
 };
 

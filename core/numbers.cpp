@@ -32,7 +32,7 @@ std::optional<Rat> parse_rat(std::string_view t) {
   if (slash == std::string_view::npos) {
     auto i = parse_int(t);
     if (!i) return std::nullopt;
-    return Rat(*i);
+    return Rat(std::move(*i));
   }
   auto p = parse_int(t.substr(0, slash));
   auto q = parse_int(t.substr(slash + 1));

@@ -103,8 +103,8 @@ AnySnapshot decode_snapshot(std::string_view text, std::string* payload_digest) 
   std::optional<std::string> schema, version, digest;
   std::optional<std::vector<std::string>> parents;
   std::optional<std::string_view> payload;
-  std::string key;
-  auto once = [&](bool present) { if (present) r.fail("JSON-2", "duplicate key \"" + key + "\""); };
+  std::string_view key;
+  auto once = [&](bool present) { if (present) r.fail("JSON-2", "duplicate key \"" + std::string(key) + "\""); };
   while (r.next_key(key)) {
     if (key == "schema") { once(schema.has_value()); schema = r.string(); }
     else if (key == "version") { once(version.has_value()); version = r.string(); }
@@ -115,7 +115,7 @@ AnySnapshot decode_snapshot(std::string_view text, std::string* payload_digest) 
       if (r.peek() != json::Kind::Object) r.fail("SCHEMA-5", "payload must be an object");
       payload = r.span();  // decoded strictly once the schema is known
     } else {
-      r.fail("SCHEMA-4", "unknown field \"" + key.substr(0, 64) + "\"");
+      r.fail("SCHEMA-4", "unknown field \"" + std::string(key.substr(0, 64)) + "\"");
     }
   }
   r.finish();

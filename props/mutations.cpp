@@ -606,9 +606,10 @@ void byte_ops(Catalog& c) {
           if (b[open] == '}') return false;
           json::Reader r(std::string_view(b).substr(open - 1));
           r.begin_object();
-          std::string key;
-          r.next_key(key);
-          std::string member = json::quote(key) + ":" + std::string(r.skip());
+          std::string_view k;
+          r.next_key(k);
+          std::string member = json::quote(k);  // before skip(), which may reuse the reader's buffer
+          member += ":" + std::string(r.skip());
           b.insert(open, member + ",");
           return true;
         }));
@@ -686,7 +687,7 @@ void byte_ops(Catalog& c) {
           const std::size_t open = payload_open(b);
           json::Reader r(std::string_view(b).substr(open - 1));
           r.begin_object();
-          std::string key;
+          std::string_view key;
           if (!r.next_key(key)) return false;
           r.skip();
           std::size_t end = (open - 1) + r.offset();
