@@ -3,8 +3,10 @@
 
 #include <sodium.h>
 
+#include <algorithm>
 #include <array>
 #include <optional>
+#include <stdexcept>
 
 namespace plancert {
 namespace {
@@ -31,24 +33,79 @@ class Hasher {
   crypto_generichash_state st_{};
 };
 
+// Decodes one payload value from `r` (which is inside `text`) as a P, with its digest.
 template <class P>
-AnySnapshot decode_payload(std::string_view payload_text, std::vector<std::string> parents, std::string digest, std::string version,
-                           std::string* payload_digest) {
-  Snapshot<P> s{std::move(parents), std::move(digest), std::move(version), {}};
-  json::Reader r(payload_text);
-  r.set_base("/payload");
+AnySnapshot decode_payload(json::Reader& r, std::string_view text, std::string* payload_digest) {
+  Snapshot<P> s;
+  const std::size_t begin = r.offset();
   codec::decode(r, s.payload);
-  r.finish();
   // Canonical text is the encoding of the decoded payload byte for byte: hash it as read.
-  if (payload_digest) *payload_digest = r.canonical() ? digest_bytes(P::kSchema, payload_text) : digest_of(s.payload);
+  if (payload_digest) *payload_digest = r.canonical() ? digest_bytes(P::kSchema, text.substr(begin, r.offset() - begin)) : digest_of(s.payload);
   return s;
 }
 
-using Decoder = AnySnapshot (*)(std::string_view, std::vector<std::string>, std::string, std::string, std::string*);
+using Decoder = AnySnapshot (*)(json::Reader&, std::string_view, std::string*);
 template <class P>
 constexpr std::pair<std::string_view, Decoder> entry() { return {P::kSchema, &decode_payload<P>}; }
 constexpr std::array kDecoders{entry<ModelIR>(), entry<DistributedTaskIR>(), entry<PortablePlanIR>(), entry<ConcretePlanIR>(),
                                entry<TimelineBundle>(), entry<MachineIR>(), entry<ObservationSet>()};
+Decoder decoder_of(std::string_view schema) {
+  auto it = std::find_if(kDecoders.begin(), kDecoders.end(), [&](const auto& e) { return e.first == schema; });
+  return it == kDecoders.end() ? nullptr : it->second;
+}
+
+// `direct`: decode the payload where it stands, its type known from a schema read before it or
+// guessed from the last `,"schema":"` of the text (canonical text names it after the payload).
+// Otherwise the payload's extent is found first and it is decoded once the schema is known.
+AnySnapshot decode_envelope(std::string_view text, std::string* payload_digest, bool direct) {
+  json::Reader r(text);
+  if (r.peek() == json::Kind::End) r.fail("JSON-1", "empty input");
+  if (r.peek() != json::Kind::Object) r.fail("SCHEMA-5", "a snapshot must be a JSON object");
+  r.begin_object();
+  std::optional<std::string> schema, version, digest;
+  std::optional<std::vector<std::string>> parents;
+  std::optional<std::string_view> payload;
+  std::optional<AnySnapshot> decoded;
+  std::string_view guess;
+  std::string_view key;
+  auto once = [&](bool present) { if (present) r.fail("JSON-2", "duplicate key \"" + std::string(key) + "\""); };
+  while (r.next_key(key)) {
+    if (key == "schema") { once(schema.has_value()); schema = r.string(); }
+    else if (key == "version") { once(version.has_value()); version = r.string(); }
+    else if (key == "digest") { once(digest.has_value()); digest = r.string(); }
+    else if (key == "parents") { once(parents.has_value()); codec::decode(r, parents.emplace()); }
+    else if (key == "payload") {
+      once(payload.has_value());
+      if (r.peek() != json::Kind::Object) r.fail("SCHEMA-5", "payload must be an object");
+      const std::size_t g = schema ? std::string_view::npos : text.rfind(",\"schema\":\"");
+      guess = schema ? *schema : g == std::string_view::npos ? "" : text.substr(g + 11, text.find('"', g + 11) - (g + 11));
+      if (Decoder fn = direct ? decoder_of(guess) : nullptr) decoded = fn(r, text, payload_digest), payload = "";
+      else payload = r.span();  // decoded strictly once the schema is known
+    } else {
+      r.fail("SCHEMA-4", "unknown field \"" + std::string(key.substr(0, 64)) + "\"");
+    }
+  }
+  r.finish();
+  auto reject = [&](const char* code, const char* path, const std::string& message) {
+    json::lex_check(text);  // the payload was read only for its extent: a lexical error there comes first
+    return InputError(code, path, message);
+  };
+  for (auto [present, name] : {std::pair{schema.has_value(), "schema"}, {version.has_value(), "version"}, {digest.has_value(), "digest"},
+                               {parents.has_value(), "parents"}, {payload.has_value(), "payload"}})
+    if (!present) throw reject("SCHEMA-3", "", std::string("missing field \"") + name + "\"");
+  if (!version->starts_with("1.0.")) throw reject("SCHEMA-2", "/version", "unsupported IR version \"" + version->substr(0, 32) + "\" (this build reads 1.0.x)");
+  Decoder fn = decoder_of(*schema);
+  if (!fn) throw reject("SCHEMA-1", "/schema", "unknown schema \"" + schema->substr(0, 64) + "\" (expected ModelIR, DistributedTaskIR, PortablePlanIR, ConcretePlanIR, TimelineBundle, MachineIR or ObservationSet)");
+  if (decoded && *schema != guess) throw std::logic_error("payload decoded as the wrong schema");  // decode_snapshot redoes it
+  if (!decoded) {
+    json::Reader pr(*payload);
+    pr.set_base("/payload");
+    decoded = fn(pr, *payload, payload_digest);
+    pr.finish();
+  }
+  std::visit([&](auto& x) { x.parents = std::move(*parents), x.digest = std::move(*digest), x.version = std::move(*version); }, *decoded);
+  return std::move(*decoded);
+}
 
 }  // namespace
 
@@ -96,42 +153,8 @@ bool is_digest(std::string_view d) {
 }
 
 AnySnapshot decode_snapshot(std::string_view text, std::string* payload_digest) {
-  json::Reader r(text);
-  if (r.peek() == json::Kind::End) r.fail("JSON-1", "empty input");
-  if (r.peek() != json::Kind::Object) r.fail("SCHEMA-5", "a snapshot must be a JSON object");
-  r.begin_object();
-  std::optional<std::string> schema, version, digest;
-  std::optional<std::vector<std::string>> parents;
-  std::optional<std::string_view> payload;
-  std::string_view key;
-  auto once = [&](bool present) { if (present) r.fail("JSON-2", "duplicate key \"" + std::string(key) + "\""); };
-  while (r.next_key(key)) {
-    if (key == "schema") { once(schema.has_value()); schema = r.string(); }
-    else if (key == "version") { once(version.has_value()); version = r.string(); }
-    else if (key == "digest") { once(digest.has_value()); digest = r.string(); }
-    else if (key == "parents") { once(parents.has_value()); codec::decode(r, parents.emplace()); }
-    else if (key == "payload") {
-      once(payload.has_value());
-      if (r.peek() != json::Kind::Object) r.fail("SCHEMA-5", "payload must be an object");
-      payload = r.span();  // decoded strictly once the schema is known
-    } else {
-      r.fail("SCHEMA-4", "unknown field \"" + std::string(key.substr(0, 64)) + "\"");
-    }
-  }
-  r.finish();
-  auto reject = [&](const char* code, const char* path, const std::string& message) {
-    json::lex_check(text);  // the payload was read only for its extent: a lexical error there comes first
-    return InputError(code, path, message);
-  };
-  for (auto [present, name] : {std::pair{schema.has_value(), "schema"}, {version.has_value(), "version"}, {digest.has_value(), "digest"},
-                               {parents.has_value(), "parents"}, {payload.has_value(), "payload"}})
-    if (!present) throw reject("SCHEMA-3", "", std::string("missing field \"") + name + "\"");
-  if (!version->starts_with("1.0.")) throw reject("SCHEMA-2", "/version", "unsupported IR version \"" + version->substr(0, 32) + "\" (this build reads 1.0.x)");
-  for (const auto& [name, fn] : kDecoders)
-    if (name == *schema) return fn(*payload, std::move(*parents), std::move(*digest), std::move(*version), payload_digest);
-  throw reject("SCHEMA-1", "/schema",
-               "unknown schema \"" + schema->substr(0, 64) +
-                   "\" (expected ModelIR, DistributedTaskIR, PortablePlanIR, ConcretePlanIR, TimelineBundle, MachineIR or ObservationSet)");
+  try { return decode_envelope(text, payload_digest, true); } catch (const std::exception&) {}  // only faster: the other path reports any failure
+  return decode_envelope(text, payload_digest, false);
 }
 
 std::string recompute_digest(const AnySnapshot& s) {

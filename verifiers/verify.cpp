@@ -14,13 +14,9 @@ namespace plancert {
 namespace check {
 
 std::string at(std::string_view array, std::size_t i, std::string_view field, std::int64_t j) {
-  std::string p = "/payload/";
-  p += array;
-  p += '/';
-  p += std::to_string(i);
-  if (!field.empty()) { p += '/'; p += field; }
-  if (j >= 0) { p += '/'; p += std::to_string(j); }
-  return p;
+  std::string p = "/payload/" + std::string(array) + "/" + std::to_string(i);
+  if (!field.empty()) p += "/" + std::string(field);
+  return j >= 0 ? p + "/" + std::to_string(j) : p;
 }
 
 bool refs(Ctx& c, const Indices& list, std::size_t n, std::string_view array, std::size_t i, std::string_view field, bool unique,
@@ -76,17 +72,11 @@ template <class F>
 void entities(const MachineIR& m, F&& f) {
   for (std::size_t i = 0; i < m.instructions.size(); ++i) f("instructions", i, m.instructions[i].id, nullptr, nullptr);
 }
-template <class F>
-void entities(const TimelineBundle&, F&&) {}
-template <class F>
-void entities(const ObservationSet&, F&&) {}
+template <class P, class F>
+void entities(const P&, F&&) {}  // TimelineBundle, ObservationSet: no entities with ids
 
-const std::vector<std::string>* rules_of(const ModelIR& m) { return &m.rules; }
-const std::vector<std::string>* rules_of(const DistributedTaskIR& m) { return &m.rules; }
-const std::vector<std::string>* rules_of(const PortablePlanIR& m) { return &m.rules; }
-const std::vector<std::string>* rules_of(const ConcretePlanIR& m) { return &m.rules; }
 template <class P>
-const std::vector<std::string>* rules_of(const P&) { return nullptr; }
+const std::vector<std::string>* rules_of(const P& p) { if constexpr (requires { p.rules; }) return &p.rules; else return nullptr; }
 
 // ATTR-1: names each layer reserves for the layers that own them (compared case-insensitively).
 constexpr std::string_view kTimeNames[] = {"duration", "start", "start_time", "end", "end_time", "latency", "time", "timestamp", "predicted_time"};
@@ -124,10 +114,8 @@ void identity(Ctx& c, const P& p, std::size_t layer, bool root) {
   seen.reserve(count);
   const auto* rules = rules_of(p);
   std::unordered_set<std::string_view> declared;
-  if (rules) {
-    for (std::size_t i = 0; i < rules->size(); ++i)
-      if (!declared.insert((*rules)[i]).second) c.err("LINEAGE-1", "/payload/rules/" + std::to_string(i), "rule \"" + (*rules)[i] + "\" is declared twice");
-  }
+  for (std::size_t i = 0; rules && i < rules->size(); ++i)
+    if (!declared.insert((*rules)[i]).second) c.err("LINEAGE-1", "/payload/rules/" + std::to_string(i), "rule \"" + (*rules)[i] + "\" is declared twice");
   entities(p, [&](std::string_view array, std::size_t i, const std::string& id, const Lineage* lin, const Attrs* attrs) {
     if (!id_syntax_ok(id)) c.err("ID-2", at(array, i, "id"), "id \"" + id.substr(0, 64) + "\" is empty, longer than 256 bytes or has a character outside [A-Za-z0-9_.:/#@+-[]=,]");
     auto [it, fresh] = seen.try_emplace(id);
@@ -276,16 +264,9 @@ void layer_checks(Ctx& c, const DistributedTaskIR& d, Scratch& s) {
   }
 }
 void layer_checks(Ctx& c, const PortablePlanIR& p, Scratch& s) {
-  if (!refs_portable(c, p, s)) return;
-  layers::buffers(c, p);
-  layers::portable(c, p);
-  layers::effects(c, p);
-  layers::capacity(c, p);
+  if (refs_portable(c, p, s)) layers::buffers(c, p), layers::portable(c, p), layers::effects(c, p), layers::capacity(c, p);
 }
-void layer_checks(Ctx& c, const ConcretePlanIR& p, Scratch& s) {
-  if (!refs_concrete(c, p, s)) return;
-  layers::concrete(c, p);
-}
+void layer_checks(Ctx& c, const ConcretePlanIR& p, Scratch& s) { if (refs_concrete(c, p, s)) layers::concrete(c, p); }
 void layer_checks(Ctx& c, const MachineIR& m, Scratch& s) { if (refs_machine(c, m, s)) layers::machine(c, m); }
 void layer_checks(Ctx& c, const ObservationSet& o, Scratch&) { layers::observations(c, o); }
 void layer_checks(Ctx& c, const TimelineBundle& t, Scratch&) {

@@ -42,6 +42,26 @@ TEST(Json, ReaderUnescapesAndValidates) {
   r.finish();
 }
 
+// The string scanner reads eight bytes per step: every kind of byte that ends a run of plain
+// bytes ('"', '\', a control byte, a non-ASCII byte) must be found at every offset of a word,
+// and the text after it must still be read.
+TEST(Json, StringScannerFindsEverySpecialByteAtEveryOffset) {
+  const std::pair<std::string, std::string> specials[] = {{"\\n", "\n"}, {"\\\"", "\""}, {"\xc3\xa9", "\xc3\xa9"}, {"\\u0041", "A"}, {"", ""}};
+  for (std::size_t at = 0; at < 24; ++at)
+    for (const auto& [raw, plain] : specials) {
+      const std::string pre(at, 'a'), post(at % 11, 'z');
+      const std::string good = "\"" + pre + raw + post + "\"", control = "\"" + pre + '\x01' + post + "\"", open = "\"" + pre + raw + post;
+      EXPECT_EQ(json::Reader(good).string(), pre + plain + post) << "offset " << at << ", special " << raw;
+      try {
+        (void)json::Reader(control).string();
+        ADD_FAILURE() << "control byte at offset " << at << " accepted";
+      } catch (const InputError& e) {
+        EXPECT_EQ(e.diag.code, "JSON-6");
+      }
+      EXPECT_THROW((void)json::Reader(open).string(), InputError) << "unterminated string accepted, offset " << at;
+    }
+}
+
 TEST(Json, SnapshotDecodeErrorsCarryCodeAndPointer) {
   EXPECT_EQ(code_of(kEmptyModel), "ok");
   EXPECT_EQ(code_of(""), "JSON-1 ");
@@ -88,6 +108,32 @@ TEST(Json, SpanFindsTheExtentOrFallsBackToTheStrictSkip) {
   // the scan counts depth, not bracket kinds: the caller's strict decode of the span rejects this
   EXPECT_EQ(span("[1}"), "[1}|");
   EXPECT_EQ(span(std::string(600, '[')).substr(0, 9), "JSON-5 /0");
+}
+
+// decode_snapshot decodes the payload where it stands when it knows the schema (read before the
+// payload, or guessed from the text's last `,"schema":"`); otherwise, or when that fails, it
+// finds the payload's extent first. Either way the result, the digest and the errors agree.
+TEST(Json, PayloadDecodedInPlaceOrAfterItsExtentAlike) {
+  Snapshot<ModelIR> s;
+  s.payload.name = "m";
+  s.payload.operations.emplace_back().attrs = {{"a", "x"}, {"schema", "ConcretePlanIR"}};  // spells `,"schema":"` in the payload
+  s.digest = digest_of(s.payload);
+  const std::string canon = encode_snapshot(s), want = "ModelIR " + s.digest + " " + canon;
+  auto decoded = [](const std::string& t) {
+    std::string d;
+    auto x = decode_snapshot(t, &d);
+    return std::string(schema_of(x)) + " " + d + " " + encode_snapshot(std::get<Snapshot<ModelIR>>(x));
+  };
+  EXPECT_EQ(decoded(canon), want);
+  const std::size_t at = canon.rfind(",\"schema\":");
+  std::string spaced = canon;  // the last `,"schema":"` is now the payload's: a wrong guess
+  spaced.replace(at, 10, ", \"schema\" :");
+  EXPECT_EQ(decoded(spaced), want);
+  const std::string tail = canon.substr(at + 1, canon.size() - at - 2);  // "schema":"ModelIR","version":"1.0.0"
+  EXPECT_EQ(decoded("{" + tail + "," + canon.substr(1, at - 1) + "}"), want);  // schema and version first
+  EXPECT_EQ(code_of(canon.substr(0, at) + "}"), "SCHEMA-3 ");  // no schema, no version
+  EXPECT_EQ(code_of(canon.substr(0, at) + ",\"schema\":\"ModelIR\",\"version\":\"2.0.0\"}"), "SCHEMA-2 /version");
+  EXPECT_EQ(code_of(canon.substr(0, at) + ",\"schema\":\"ConcretePlanIR\",\"version\":\"1.0.0\"}").substr(0, 10), "SCHEMA-4 /");
 }
 
 TEST(Json, DeepNestingIsRejectedWithoutRecursion) {
