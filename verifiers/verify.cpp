@@ -6,8 +6,8 @@
 #include "verifiers/layers.h"
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
-#include <unordered_map>
 #include <unordered_set>
 
 namespace plancert {
@@ -108,19 +108,22 @@ bool id_syntax_ok(const std::string& id) {
 // ID-1, ID-2, LINEAGE-1, ATTR-1.
 template <class P>
 void identity(Ctx& c, const P& p, std::size_t layer, bool root) {
-  std::unordered_map<std::string_view, std::pair<std::string_view, std::size_t>> seen;  // id -> first (array, index)
+  struct First { std::size_t hash; std::string_view id, array; std::size_t index; };
+  std::vector<First> first;  // each distinct id where it is first used
   std::size_t count = 0;
   entities(p, [&](auto&&...) { ++count; });
-  seen.reserve(count);
+  std::vector<std::size_t> slot(std::bit_ceil(2 * count + 2), 0);  // open addressing (linear probing): 1 + index into first, 0 = empty
   const auto* rules = rules_of(p);
   std::unordered_set<std::string_view> declared;
   for (std::size_t i = 0; rules && i < rules->size(); ++i)
     if (!declared.insert((*rules)[i]).second) c.err("LINEAGE-1", "/payload/rules/" + std::to_string(i), "rule \"" + (*rules)[i] + "\" is declared twice");
   entities(p, [&](std::string_view array, std::size_t i, const std::string& id, const Lineage* lin, const Attrs* attrs) {
     if (!id_syntax_ok(id)) c.err("ID-2", at(array, i, "id"), "id \"" + id.substr(0, 64) + "\" is empty, longer than 256 bytes or has a character outside [A-Za-z0-9_.:/#@+-[]=,]");
-    auto [it, fresh] = seen.try_emplace(id);
-    if (!fresh) c.err("ID-1", at(array, i, "id"), "id \"" + id + "\" is not unique", {"first used at " + at(it->second.first, it->second.second)});
-    else it->second = {array, i};
+    const std::size_t h = std::hash<std::string_view>{}(id);
+    std::size_t k = h & (slot.size() - 1);
+    while (slot[k] && !(first[slot[k] - 1].hash == h && first[slot[k] - 1].id == id)) k = (k + 1) & (slot.size() - 1);
+    if (slot[k]) c.err("ID-1", at(array, i, "id"), "id \"" + id + "\" is not unique", {"first used at " + at(first[slot[k] - 1].array, first[slot[k] - 1].index)});
+    else { first.push_back({h, id, array, i}); slot[k] = first.size(); }
     if (lin) {
       if (!declared.count(lin->rule)) c.err("LINEAGE-1", at(array, i, "lineage/rule"), "rule \"" + lin->rule + "\" is not declared in /payload/rules");
       if (root && (lin->kind != LineageKind::introduced || !lin->sources.empty()))
@@ -258,10 +261,7 @@ void layer_checks(Ctx& c, const DistributedTaskIR& d, Scratch& s) {
   if (!refs_dist(c, d, s)) return;
   std::size_t before = c.d.count();
   layers::mesh(c, d);
-  if (c.d.count() == before) {
-    layers::distributed(c, d);
-    layers::effects(c, d);
-  }
+  if (c.d.count() == before) layers::distributed(c, d), layers::effects(c, d);  // only on a valid mesh
 }
 void layer_checks(Ctx& c, const PortablePlanIR& p, Scratch& s) {
   if (refs_portable(c, p, s)) layers::buffers(c, p), layers::portable(c, p), layers::effects(c, p), layers::capacity(c, p);

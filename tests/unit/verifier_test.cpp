@@ -46,6 +46,30 @@ TEST(Verifier, CycleIsReportedWithTheCycleAsWitness) {
     }
 }
 
+// ID-1 over many ids (the table probes past occupied slots): each repeat is reported once, at
+// the repeat, with the entity that used the id first as its witness, in entity order.
+TEST(Verifier, RepeatedIdsAreReportedWithTheirFirstUse) {
+  auto p = plan3();
+  for (int i = 3; i < 5000; ++i) {
+    Command c = p.commands[2];
+    c.id = "c" + std::to_string(i);
+    c.lineage = derived("t" + std::to_string(i));
+    c.dependencies = {i - 1};
+    p.commands.push_back(c);
+    p.queue->queues[0].commands.push_back(i);
+  }
+  ASSERT_TRUE(check(p).ok());
+  p.commands[4000].id = "c17";
+  p.commands[4999].id = "c17";
+  p.commands[2500].id = "q0";  // the queue's id: queues come after commands
+  std::vector<std::string> got;
+  const Diagnostics diags = check(p);
+  for (const auto& d : diags.all()) got.push_back(d.code + " " + d.path + " " + (d.notes.empty() ? "" : d.notes[0]));
+  EXPECT_EQ(got, (std::vector<std::string>{"ID-1 /payload/commands/4000/id first used at /payload/commands/17",
+                                           "ID-1 /payload/commands/4999/id first used at /payload/commands/17",
+                                           "ID-1 /payload/queue/queues/0/id first used at /payload/commands/2500"}));
+}
+
 TEST(Verifier, DeadlockThroughTokensOnly) {
   // c1 on a second queue signals a token c0 waits for, but c1 depends on c2 which queues after c0.
   auto p = plan3();
