@@ -46,9 +46,10 @@ bool ref(Ctx& c, Index v, std::size_t n, Path&& path) {
 }
 
 /// Iterative cycle search over nodes 0..n-1 whose predecessors are listed by `preds(v, fn)`.
-/// Returns an empty vector for a DAG, else one cycle (in dependency order).
+/// Returns an empty vector for a DAG (and appends a topological order to `order` if given),
+/// else one cycle (in dependency order).
 template <class Preds>
-std::vector<std::size_t> find_cycle(std::size_t n, Preds&& preds) {
+std::vector<std::size_t> find_cycle(std::size_t n, Preds&& preds, std::vector<std::uint32_t>* order = nullptr) {
   std::vector<std::uint32_t> indeg(n, 0);
   std::vector<std::uint32_t> off(n + 1, 0);
   for (std::size_t v = 0; v < n; ++v) preds(v, [&](std::size_t u) { ++off[u + 1]; ++indeg[v]; });
@@ -66,6 +67,7 @@ std::vector<std::size_t> find_cycle(std::size_t n, Preds&& preds) {
     std::uint32_t u = ready.back();
     ready.pop_back();
     ++done;
+    if (order) order->push_back(u);
     for (std::uint32_t k = off[u]; k < off[u + 1]; ++k)
       if (--indeg[succ[k]] == 0) ready.push_back(succ[k]);
   }

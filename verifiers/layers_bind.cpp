@@ -45,18 +45,12 @@ int happens_before(const ConcretePlanIR& p, const std::vector<std::int64_t>& sig
     for (Index t : p.commands[v].waits)
       if (std::int64_t u = signaller[static_cast<std::size_t>(t)]; u >= 0 && static_cast<std::size_t>(u) != v) fn(static_cast<std::size_t>(u));
   };
-  std::vector<std::uint32_t> indeg(n, 0), off(n + 1, 0), succ, tail;  // Kahn's algorithm on a CSR of successors
-  for (std::size_t v = 0; v < n; ++v) preds(v, [&](std::size_t u) { ++off[u + 1]; ++indeg[v]; });
-  std::partial_sum(off.begin(), off.end(), off.begin());
-  succ.resize(off[n]);
-  std::vector<std::uint32_t> fill(off.begin(), off.end() - 1);
-  for (std::size_t v = 0; v < n; ++v) preds(v, [&](std::size_t u) { succ[fill[u]++] = static_cast<std::uint32_t>(v); });
-  for (std::size_t v = 0; v < n; ++v)
-    if (indeg[v] == 0) h.order.push_back(static_cast<std::uint32_t>(v));
-  for (std::size_t i = 0; i < h.order.size(); ++i)
-    for (std::uint32_t k = off[h.order[i]]; k < off[h.order[i] + 1]; ++k)
-      if (--indeg[succ[k]] == 0) h.order.push_back(succ[k]);
-  if (h.order.size() != n) return 1;
+  bool sorted = true;  // the common case, every command after its predecessors: index order is topological (and cache-friendly)
+  for (std::size_t v = 0; v < n && sorted; ++v) preds(v, [&](std::size_t u) { sorted = sorted && u < v; });
+  h.order.resize(sorted ? n : 0);
+  std::iota(h.order.begin(), h.order.end(), 0u);
+  if (!sorted && !check::find_cycle(n, preds, &h.order).empty()) return 1;
+  std::vector<std::uint32_t> tail;
   h.chain.assign(n, 0);
   h.pos.assign(n, 0);
   for (std::uint32_t v : h.order) {  // queue: the queue predecessor's chain; slot: a predecessor that ends its chain
@@ -171,17 +165,15 @@ void race(check::Ctx& c, const ConcretePlanIR& p, const std::vector<std::int64_t
   }
 }
 
-template <class T> struct is_vec : std::false_type {};
-template <class T> struct is_vec<std::vector<T>> : std::true_type {};
 
 // The first difference between two members of the same name (its first differing element for arrays).
 template <class T>
 void diff(std::string_view name, const T& want, const T& got, std::string& where) {
   if (!where.empty() || codec::to_canonical(want) == codec::to_canonical(got)) return;
   std::size_t i = 0;
-  if constexpr (is_vec<T>::value)
+  if constexpr (codec::is_vector<T>::value)
     while (i < want.size() && i < got.size() && codec::to_canonical(want[i]) == codec::to_canonical(got[i])) ++i;
-  where = std::string(name) + (is_vec<T>::value ? "/" + std::to_string(i) : "");
+  where = std::string(name) + (codec::is_vector<T>::value ? "/" + std::to_string(i) : "");
 }
 
 // REFBIND-1 and ALIGN-3: re-derives the reference normal form (BindReferenceQueueTargetPass,
