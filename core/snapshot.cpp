@@ -14,6 +14,7 @@ namespace {
 class Hasher {
  public:
   explicit Hasher(std::string_view schema) {
+    [[maybe_unused]] static const int ready = sodium_init();  // selects the CPU's fastest BLAKE2b code (same digest); thread-safe, once
     crypto_generichash_init(&st_, nullptr, 0, crypto_generichash_BYTES);
     update("plancert/");
     update(schema);
