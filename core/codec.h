@@ -129,7 +129,10 @@ void decode(json::Reader& r, std::vector<T>& v) {
   if (r.peek() != json::Kind::Array) r.fail("SCHEMA-5", "expected an array");
   v.clear();
   r.begin_array();
-  while (r.next_element()) decode(r, v.emplace_back());
+  for (const std::size_t from = r.offset(); r.next_element();) {
+    decode(r, v.emplace_back());
+    if (Reflected<T> && v.size() == 1) v.reserve(r.reserve_hint(from, sizeof(T)));  // a long array of structs: reserve once
+  }
 }
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 template <class T>

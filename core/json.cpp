@@ -45,8 +45,7 @@ void Reader::fail(const char* code, const std::string& message) const {
 }
 
 void lex_check(std::string_view text, std::string base) {
-  Reader lex(text);
-  lex.set_base(std::move(base));
+  Reader lex(text, std::move(base));
   lex.skip();
   lex.finish();
 }

@@ -99,8 +99,7 @@ AnySnapshot decode_envelope(std::string_view text, std::string* payload_digest, 
   if (!fn) throw reject("SCHEMA-1", "/schema", "unknown schema \"" + schema->substr(0, 64) + "\" (expected ModelIR, DistributedTaskIR, PortablePlanIR, ConcretePlanIR, TimelineBundle, MachineIR or ObservationSet)");
   if (decoded && *schema != guess) throw std::logic_error("payload decoded as the wrong schema");  // decode_snapshot redoes it
   if (!decoded) {
-    json::Reader pr(*payload);
-    pr.set_base("/payload");
+    json::Reader pr(*payload, "/payload");
     decoded = fn(pr, *payload, payload_digest);
     pr.finish();
   }

@@ -136,6 +136,36 @@ TEST(Json, PayloadDecodedInPlaceOrAfterItsExtentAlike) {
   EXPECT_EQ(code_of(canon.substr(0, at) + ",\"schema\":\"ConcretePlanIR\",\"version\":\"1.0.0\"}").substr(0, 10), "SCHEMA-4 /");
 }
 
+// A long array of structs is reserved once, sized from its first element's length; all such
+// reservations of one reader stay within 4 bytes of capacity per input byte.
+TEST(Json, LongArraysAreReservedOnceWithinTheBudget) {
+  auto tokens = [](int n) {
+    std::string a = "[";
+    for (int i = 0; i < n; ++i) a += std::string(i ? "," : "") + "{\"id\":\"\"}";
+    return a + "]";
+  };
+  const std::string one = tokens(6000);
+  std::vector<Token> v;
+  json::Reader r(one);
+  codec::decode(r, v);
+  EXPECT_EQ(v.size(), 6000u);
+  EXPECT_EQ(v.capacity(), (one.size() - 1) / 9);  // "{"id":""}" is 9 bytes: no growth, no copy
+  // the first array takes 32 bytes per 9 input bytes (3.6 per byte): too little budget is left for the second
+  const std::string two = "[" + tokens(6000) + "," + tokens(5000) + "]";
+  std::vector<std::vector<Token>> w;
+  json::Reader r2(two);
+  codec::decode(r2, w);
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_EQ(w[0].capacity(), (two.size() - 2) / 9);
+  EXPECT_LE(w[0].capacity() * sizeof(Token), 4 * two.size());
+  EXPECT_EQ(w[1].capacity(), 8192u);  // grown by doubling, not reserved
+  std::vector<Token> few;
+  const std::string short_one = tokens(100);
+  json::Reader r3(short_one);
+  codec::decode(r3, few);
+  EXPECT_LT(few.capacity(), 4096u);  // short arrays are not reserved
+}
+
 TEST(Json, DeepNestingIsRejectedWithoutRecursion) {
   std::string deep(200000, '[');
   deep += std::string(200000, ']');
