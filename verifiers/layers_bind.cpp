@@ -45,11 +45,7 @@ int happens_before(const ConcretePlanIR& p, const std::vector<std::int64_t>& sig
     for (Index t : p.commands[v].waits)
       if (std::int64_t u = signaller[static_cast<std::size_t>(t)]; u >= 0 && static_cast<std::size_t>(u) != v) fn(static_cast<std::size_t>(u));
   };
-  bool sorted = true;  // the common case, every command after its predecessors: index order is topological (and cache-friendly)
-  for (std::size_t v = 0; v < n && sorted; ++v) preds(v, [&](std::size_t u) { sorted = sorted && u < v; });
-  h.order.resize(sorted ? n : 0);
-  std::iota(h.order.begin(), h.order.end(), 0u);
-  if (!sorted && !check::find_cycle(n, preds, &h.order).empty()) return 1;
+  if (!check::find_cycle(n, preds, &h.order).empty()) return 1;  // index order when it is topological
   std::vector<std::uint32_t> tail;
   h.chain.assign(n, 0);
   h.pos.assign(n, 0);

@@ -63,13 +63,13 @@ std::vector<std::int64_t> queues(check::Ctx& c, const ConcretePlanIR& p, bool& o
     for (std::size_t k = 0; k < queue.commands.size(); ++k) {
       auto v = static_cast<std::size_t>(queue.commands[k]);
       const auto& cmd = p.commands[v];
-      std::string path = at("queue/queues", q, "commands", static_cast<std::int64_t>(k));
-      if (qof[v] >= 0) { c.err("QUEUE-3", path, "command \"" + cmd.id + "\" is issued on more than one queue or twice"); ok = false; continue; }
+      auto path = [&] { return at("queue/queues", q, "commands", static_cast<std::int64_t>(k)); };  // built only for a finding
+      if (qof[v] >= 0) { c.err("QUEUE-3", path(), "command \"" + cmd.id + "\" is issued on more than one queue or twice"); ok = false; continue; }
       qof[v] = static_cast<std::int64_t>(q);
       pos[v] = static_cast<std::int64_t>(k);
       prev[v] = k ? queue.commands[k - 1] : -1;
       if (queue_kind_for(cmd.kind) != queue.kind || cmd.device != queue.device)
-        c.err("QUEUE-2", path, "a " + std::string(codec::enum_name(cmd.kind)) + " command of device " + std::to_string(cmd.device) + " cannot be issued on a " +
+        c.err("QUEUE-2", path(), "a " + std::string(codec::enum_name(cmd.kind)) + " command of device " + std::to_string(cmd.device) + " cannot be issued on a " +
                                    std::string(codec::enum_name(queue.kind)) + " queue of device " + std::to_string(queue.device));
     }
   }
