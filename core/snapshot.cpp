@@ -78,7 +78,7 @@ AnySnapshot decode_envelope(std::string_view text, std::string* payload_digest, 
     else if (key == "payload") {
       once(payload.has_value());
       if (r.peek() != json::Kind::Object) r.fail("SCHEMA-5", "payload must be an object");
-      const std::size_t g = schema ? std::string_view::npos : text.rfind(",\"schema\":\"");
+      const std::size_t g = schema || !direct ? std::string_view::npos : text.rfind(",\"schema\":\"");  // the other path needs no guess
       guess = schema ? *schema : g == std::string_view::npos ? "" : text.substr(g + 11, text.find('"', g + 11) - (g + 11));
       if (Decoder fn = direct ? decoder_of(guess) : nullptr) decoded = fn(r, text, payload_digest), payload = "";
       else payload = r.span();  // decoded strictly once the schema is known

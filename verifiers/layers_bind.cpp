@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <functional>
 #include <map>
-#include <numeric>
 #include <set>
 #include <unordered_map>
 

@@ -112,6 +112,7 @@ void identity(Ctx& c, const P& p, std::size_t layer, bool root) {
   std::vector<First> first;  // each distinct id where it is first used
   std::size_t count = 0;
   entities(p, [&](auto&&...) { ++count; });
+  first.reserve(count);
   std::vector<std::size_t> slot(std::bit_ceil(2 * count + 2), 0);  // open addressing (linear probing): 1 + index into first, 0 = empty
   const auto* rules = rules_of(p);
   std::unordered_set<std::string_view> declared;
