@@ -4,7 +4,10 @@
 #include "core/diag.h"
 
 #include <cstdio>
+#include <csignal>
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <stdexcept>
@@ -12,29 +15,55 @@
 
 namespace plancert::cli {
 
-std::string read_file(const std::filesystem::path& p, std::uintmax_t max_bytes) {
+namespace {
+
+// SIGBUS on a mapped input means the file shrank under us: report it as bad input (exit 2).
+void on_sigbus(int) {
+  static constexpr char kMsg[] = "IO-1: an input file shrank while it was being read (changed by another process)\n";
+  [[maybe_unused]] auto n = ::write(STDERR_FILENO, kMsg, sizeof kMsg - 1);
+  ::_exit(2);
+}
+
+}  // namespace
+
+FileBytes& FileBytes::operator=(FileBytes&& o) noexcept {
+  if (this != &o) {
+    this->~FileBytes();
+    data_ = std::exchange(o.data_, nullptr), size_ = std::exchange(o.size_, 0);
+  }
+  return *this;
+}
+
+FileBytes::~FileBytes() {
+  if (data_) ::munmap(const_cast<char*>(data_), size_);
+}
+
+FileBytes read_file(const std::filesystem::path& p, std::uintmax_t max_bytes) {
   std::error_code ec;
   auto st = std::filesystem::status(p, ec);
   if (ec || !std::filesystem::exists(st)) throw InputError("IO-1", "", p.string() + ": no such file");
   if (!std::filesystem::is_regular_file(st)) throw InputError("IO-1", "", p.string() + ": not a regular file");
-  auto size = std::filesystem::file_size(p, ec);
-  if (ec) throw InputError("IO-1", "", p.string() + ": cannot read: " + ec.message());
-  if (size > max_bytes)
-    throw InputError("IO-2", "", p.string() + ": file is " + std::to_string(size) + " bytes, over the limit of " + std::to_string(max_bytes) + " (raise it with --max-bytes)");
   int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw InputError("IO-1", "", p.string() + ": cannot open: " + std::error_code(errno, std::generic_category()).message());
-  std::string out;
-  out.resize(static_cast<std::size_t>(size));
-  std::size_t got = 0;
-  while (got < out.size()) {
-    ssize_t n = ::read(fd, out.data() + got, out.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += static_cast<std::size_t>(n);
+  struct stat info {};
+  const bool stat_ok = ::fstat(fd, &info) == 0;  // the size of what was opened, not of what the path names now
+  const auto size = static_cast<std::uintmax_t>(info.st_size);
+  if (!stat_ok || size > max_bytes) {
+    ::close(fd);
+    if (!stat_ok) throw InputError("IO-1", "", p.string() + ": cannot read its size");
+    throw InputError("IO-2", "", p.string() + ": file is " + std::to_string(size) + " bytes, over the limit of " + std::to_string(max_bytes) + " (raise it with --max-bytes)");
   }
+  if (size == 0) { ::close(fd); return {}; }
+  static const bool handler = [] {
+    struct sigaction sa {};
+    sa.sa_handler = on_sigbus;
+    return ::sigaction(SIGBUS, &sa, nullptr) == 0;
+  }();
+  void* m = ::mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  const int err = errno;
   ::close(fd);
-  if (got != out.size()) throw InputError("IO-1", "", p.string() + ": file changed or could not be read completely");
-  return out;
+  if (!handler || m == MAP_FAILED) throw InputError("IO-1", "", p.string() + ": cannot map: " + std::error_code(handler ? err : EINVAL, std::generic_category()).message());
+  return {static_cast<const char*>(m), static_cast<std::size_t>(size)};
 }
 
 void write_file_atomic(const std::filesystem::path& p, std::string_view bytes) {

@@ -7,15 +7,40 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace plancert::cli {
 
 /// Default largest input file read (bytes); `--max-bytes` raises it.
 inline constexpr std::uintmax_t kDefaultMaxInputBytes = std::uintmax_t{1} << 30;
 
-/// Reads a whole file. Throws InputError IO-1 (missing / unreadable / not a regular file)
-/// or IO-2 (larger than `max_bytes`, checked before reading).
-std::string read_file(const std::filesystem::path& p, std::uintmax_t max_bytes = kDefaultMaxInputBytes);
+/// The bytes of a whole input file, mapped read-only (no copy, no per-page faults: the
+/// mapping is populated from the page cache at once). Move-only; unmaps on destruction.
+///
+/// If another process shrinks the file while it is mapped, touching the lost pages raises
+/// SIGBUS: the handler installed by read_file() then prints an IO-1 line on stderr and exits
+/// with code 2 (bad input), never a crash.
+class FileBytes {
+ public:
+  FileBytes() = default;
+  /// Takes over a mapping of `size` bytes at `data` (nullptr for an empty file).
+  FileBytes(const char* data, std::size_t size) : data_(data), size_(size) {}
+  FileBytes(FileBytes&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}  ///< moves
+  FileBytes& operator=(FileBytes&& o) noexcept;  ///< moves
+  FileBytes(const FileBytes&) = delete;
+  FileBytes& operator=(const FileBytes&) = delete;
+  ~FileBytes();
+  /// The file's bytes.
+  [[nodiscard]] std::string_view view() const { return {data_, size_}; }
+
+ private:
+  const char* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+/// Maps a whole file read-only. Throws InputError IO-1 (missing / unreadable / not a regular
+/// file) or IO-2 (larger than `max_bytes`, checked before reading).
+FileBytes read_file(const std::filesystem::path& p, std::uintmax_t max_bytes = kDefaultMaxInputBytes);
 
 /// Writes `bytes` to `p` atomically: a temporary file in the same directory, flushed, then
 /// renamed over `p`. A failed or interrupted run leaves no partial file. Throws

@@ -35,8 +35,8 @@ int run_verify(const VerifyOptions& o) {
   std::string snap_digest, parent_digest;  // of the payloads, from the bytes as read
   bool has_parent = !o.parent.empty();
   try {
-    snap = decode_snapshot(read_file(o.file, max), &snap_digest);
-    if (has_parent) parent = decode_snapshot(read_file(o.parent, max), &parent_digest);
+    snap = decode_snapshot(read_file(o.file, max).view(), &snap_digest);
+    if (has_parent) parent = decode_snapshot(read_file(o.parent, max).view(), &parent_digest);
   } catch (const InputError& e) {
     return report_bad_input(o.format, e.diag.code, e.diag.path, e.diag.message);
   }

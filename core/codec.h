@@ -95,13 +95,18 @@ inline void decode(json::Reader& r, Rat& v) {
   v = std::move(*p);
 }
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
+/// A text seen recently shares its Expr (a plan repeats few distinct quantities).
 inline void decode(json::Reader& r, Expr& v) {
   std::string_view s = r.text();
   std::string err;
   if (s.size() > kMaxNumberDigits * 4) r.fail("SCHEMA-8", "expression longer than " + std::to_string(kMaxNumberDigits * 4) + " characters");
+  thread_local std::pair<std::string, Expr> seen[256];  // direct-mapped by hash; only accepted texts enter
+  auto& [text, e] = seen[std::hash<std::string_view>{}(s) % 256];
+  if (text == s && !s.empty()) { v = e; return; }
   auto p = Expr::parse_canonical(s, &err);
   if (!p) r.fail("SCHEMA-7", "bad exact quantity \"" + std::string(s.substr(0, 64)) + "\": " + err);
   v = std::move(*p);
+  text = s, e = v;
 }
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 template <class E>
@@ -129,6 +134,7 @@ void decode(json::Reader& r, std::vector<T>& v) {
   if (r.peek() != json::Kind::Array) r.fail("SCHEMA-5", "expected an array");
   v.clear();
   r.begin_array();
+  if constexpr (std::is_arithmetic_v<T>) v.reserve(r.flat_count());  // one allocation, not 1, 2, 4, ...
   for (const std::size_t from = r.offset(); r.next_element();) {
     decode(r, v.emplace_back());
     if (Reflected<T> && v.size() == 1) v.reserve(r.reserve_hint(from, sizeof(T)));  // a long array of structs: reserve once

@@ -151,7 +151,12 @@ class Parser {
 }  // namespace
 
 Expr::Expr(Rat c) {
-  if (!c.is_zero()) terms_.push_back({{}, std::move(c)});
+  if (!c.is_zero()) mut().push_back({{}, std::move(c)});
+}
+
+std::vector<Term>& Expr::mut() {
+  if (!rep_ || rep_.use_count() > 1) rep_ = rep_ ? std::make_shared<std::vector<Term>>(*rep_) : std::make_shared<std::vector<Term>>();
+  return *rep_;
 }
 
 Expr Expr::symbol(std::string_view name) {
@@ -163,7 +168,7 @@ Expr Expr::symbol(std::string_view name) {
   a->name = std::string(name);
   a->text = a->name;
   Expr e;
-  e.terms_.push_back({{Factor{std::move(a), 1}}, Rat(1)});
+  e.mut().push_back({{Factor{std::move(a), 1}}, Rat(1)});
   return e;
 }
 
@@ -176,7 +181,7 @@ Expr Expr::node(Atom::Kind kind, Expr x, Expr y) {
   a->integral = kind == Atom::Kind::Ceil || kind == Atom::Kind::Floor || (all_integral(x) && all_integral(y));
   a->args = {std::move(x), std::move(y)};
   Expr e;
-  e.terms_.push_back({{Factor{std::move(a), 1}}, Rat(1)});
+  e.mut().push_back({{Factor{std::move(a), 1}}, Rat(1)});
   return e;
 }
 
@@ -213,29 +218,30 @@ Expr Expr::min(const Expr& a, const Expr& b) {
 }
 
 void Expr::normalize() {
-  std::sort(terms_.begin(), terms_.end(), [](const Term& x, const Term& y) { return mono_less(x.mono, y.mono); });
+  auto& terms = mut();
+  std::sort(terms.begin(), terms.end(), [](const Term& x, const Term& y) { return mono_less(x.mono, y.mono); });
   std::vector<Term> out;
-  for (auto& t : terms_) {
+  for (auto& t : terms) {
     if (!out.empty() && mono_equal(out.back().mono, t.mono)) out.back().coef += t.coef;
     else out.push_back(std::move(t));
     if (out.back().coef == 0) out.pop_back();
   }
-  terms_ = std::move(out);
+  terms = std::move(out);
 }
 
 Expr operator+(const Expr& a, const Expr& b) {
-  if (b.terms_.empty()) return a;
-  if (a.terms_.empty()) return b;
-  if (a.is_constant() && b.is_constant()) return Expr(a.terms_[0].coef + b.terms_[0].coef);
+  if (b.terms().empty()) return a;
+  if (a.terms().empty()) return b;
+  if (a.is_constant() && b.is_constant()) return Expr(a.terms()[0].coef + b.terms()[0].coef);
   Expr r = a;
-  r.terms_.insert(r.terms_.end(), b.terms_.begin(), b.terms_.end());
+  r.mut().insert(r.mut().end(), b.terms().begin(), b.terms().end());
   r.normalize();
   return r;
 }
 
 Expr operator-(const Expr& a) {
   Expr r = a;
-  for (auto& t : r.terms_) t.coef = -t.coef;
+  for (auto& t : r.mut()) t.coef = -t.coef;
   return r;
 }
 
@@ -244,8 +250,8 @@ Expr operator-(const Expr& a, const Expr& b) { return a + (-b); }
 Expr operator*(const Expr& a, const Expr& b) {
   if (a.is_constant() && b.is_constant()) return Expr(*a.constant() * *b.constant());
   Expr r;
-  for (const auto& x : a.terms_)
-    for (const auto& y : b.terms_) r.terms_.push_back({mono_mul(x.mono, y.mono), x.coef * y.coef});
+  for (const auto& x : a.terms())
+    for (const auto& y : b.terms()) r.mut().push_back({mono_mul(x.mono, y.mono), x.coef * y.coef});
   r.normalize();
   return r;
 }
@@ -253,28 +259,31 @@ Expr operator*(const Expr& a, const Expr& b) {
 Expr operator/(const Expr& a, const Rat& b) {
   if (b == 0) throw std::domain_error("division by zero");
   Expr r = a;
-  for (auto& t : r.terms_) t.coef /= b;
+  for (auto& t : r.mut()) t.coef /= b;
   return r;
 }
 
 bool operator==(const Expr& a, const Expr& b) {
-  if (a.terms_.size() != b.terms_.size()) return false;
-  for (std::size_t i = 0; i < a.terms_.size(); ++i)
-    if (a.terms_[i].coef != b.terms_[i].coef || !mono_equal(a.terms_[i].mono, b.terms_[i].mono)) return false;
+  const auto &x = a.terms(), &y = b.terms();
+  if (&x == &y) return true;  // one shared representation
+  if (x.size() != y.size()) return false;
+  for (std::size_t i = 0; i < x.size(); ++i)
+    if (x[i].coef != y[i].coef || !mono_equal(x[i].mono, y[i].mono)) return false;
   return true;
 }
 
 std::optional<Rat> Expr::constant() const {
-  if (terms_.empty()) return Rat(0);
-  if (terms_.size() == 1 && terms_[0].mono.empty()) return terms_[0].coef;
+  if (terms().empty()) return Rat(0);
+  if (is_constant()) return terms()[0].coef;
   return std::nullopt;
 }
 
 std::string Expr::str() const {
-  if (terms_.empty()) return "0";
+  const auto& terms = this->terms();
+  if (terms.empty()) return "0";
   std::string out;
-  for (std::size_t i = 0; i < terms_.size(); ++i) {
-    const Term& t = terms_[i];
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    const Term& t = terms[i];
     Rat c = t.coef;
     if (c < 0) { out += '-'; c = -c; }
     else if (i > 0) out += '+';
@@ -307,7 +316,7 @@ std::optional<Expr> Expr::parse_canonical(std::string_view text, std::string* er
 
 std::optional<Rat> Expr::eval(const std::function<std::optional<Rat>(std::string_view)>& env) const {
   Rat sum = 0;
-  for (const auto& t : terms_) {
+  for (const auto& t : terms()) {
     Rat prod = t.coef;
     for (const auto& f : t.mono) {
       const Atom& a = *f.atom;
@@ -338,7 +347,7 @@ std::vector<std::string> Expr::symbols() const {
   while (!todo.empty()) {  // iterative walk over nested nodes
     const Expr* e = todo.back();
     todo.pop_back();
-    for (const auto& t : e->terms_)
+    for (const auto& t : e->terms())
       for (const auto& f : t.mono) {
         if (f.atom->kind == Atom::Kind::Symbol) out.insert(f.atom->name);
         for (const auto& a : f.atom->args) todo.push_back(&a);

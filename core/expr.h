@@ -81,11 +81,14 @@ class Expr {
   /// The canonical text.
   [[nodiscard]] std::string str() const;
   /// True when the expression has no atoms.
-  [[nodiscard]] bool is_constant() const { return terms_.empty() || (terms_.size() == 1 && terms_[0].mono.empty()); }
+  [[nodiscard]] bool is_constant() const { return terms().empty() || (terms().size() == 1 && terms()[0].mono.empty()); }
   /// The constant value, if constant.
   [[nodiscard]] std::optional<Rat> constant() const;
   /// The terms, in canonical order.
-  [[nodiscard]] const std::vector<Term>& terms() const { return terms_; }
+  [[nodiscard]] const std::vector<Term>& terms() const {
+    static const std::vector<Term> none;
+    return rep_ ? *rep_ : none;
+  }
   /// Evaluates with a binding for each symbol; nullopt if a symbol is unbound or a node
   /// divides by zero.
   [[nodiscard]] std::optional<Rat> eval(const std::function<std::optional<Rat>(std::string_view)>& env) const;
@@ -110,7 +113,10 @@ class Expr {
  private:
   void normalize();
   static Expr node(Atom::Kind kind, Expr a, Expr b);
-  std::vector<Term> terms_;
+  std::vector<Term>& mut();  // the terms, writable: copied first while another Expr shares them
+  // Immutable while shared, so copies are cheap and equal texts can share one representation
+  // (the decoder does that for repeated quantities); null for zero.
+  std::shared_ptr<std::vector<Term>> rep_;
 };
 
 }  // namespace plancert

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/json.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 
@@ -249,29 +250,9 @@ std::string_view Reader::skip() {
   return s_.substr(begin, pos_ - begin);
 }
 
-std::string_view Reader::span() {
-  ws();
-  std::size_t depth = 0;
-  for (std::size_t i = pos_; i < s_.size() && depth <= kMaxSkipDepth; ++i) {
-    const char c = s_[i];
-    if (c == '"') {  // to the closing quote: the next quote after an even run of backslashes
-      for (std::size_t from = i + 1, b;; from = i + 1) {
-        if ((i = s_.find('"', from)) == std::string_view::npos) return skip();
-        for (b = i; b > from && s_[b - 1] == '\\';) --b;
-        if ((i - b) % 2 == 0) break;
-      }
-    } else if (c == '{' || c == '[') {
-      ++depth;
-    } else if (c == '}' || c == ']') {
-      if (depth == 0 || --depth > 0) continue;
-      std::string_view out = s_.substr(pos_, i + 1 - pos_);
-      pos_ = i + 1;
-      return out;
-    } else if (depth == 0) {
-      break;  // not a container
-    }
-  }
-  return skip();  // unbalanced, too deep or not a container: the strict reader says where
+std::size_t Reader::flat_count() const {
+  const std::string_view rest = s_.substr(pos_, 4096), items = rest.substr(0, rest.find(']'));
+  return items.find_first_not_of(" \t\r\n") == std::string_view::npos ? 0 : 1 + std::count(items.begin(), items.end(), ',');
 }
 
 void Reader::finish() {

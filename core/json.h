@@ -55,10 +55,9 @@ class Reader {
   void null();
   /// Skips one complete value of any kind without recursion; returns its raw text.
   std::string_view skip();
-  /// Returns the raw text of the next value, which must be an object or an array, having
-  /// checked only that its brackets balance within the nesting limit outside strings (fast:
-  /// for a span the caller then decodes strictly). Otherwise it behaves as skip().
-  std::string_view span();
+  /// After begin_array(): its element count if it holds only scalars, from the commas before
+  /// the next ']' within 4 KiB (an estimate for reserve(), exact for a short integer array).
+  [[nodiscard]] std::size_t flat_count() const;
   /// Requires that only whitespace remains.
   void finish();
 

@@ -84,17 +84,11 @@ constexpr std::string_view kTargetNames[] = {"device", "queue", "stream", "kerne
 constexpr std::string_view kDistNames[] = {"rank", "ranks", "mesh", "collective", "communicator", "tp_rank", "pp_rank", "dp_rank"};
 
 // Layer order: 0 Model, 1 Distributed, 2 Portable, 3 Concrete; time is owned by layer 4.
-const char* reserved_owner(std::string_view key, std::size_t layer) {
-  std::string k(key);
-  std::transform(k.begin(), k.end(), k.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  for (auto n : kTimeNames)
-    if (k == n) return "TimelineBundle";
-  if (layer < 3)
-    for (auto n : kTargetNames)
-      if (k == n) return "ConcretePlanIR";
-  if (layer < 1)
-    for (auto n : kDistNames)
-      if (k == n) return "DistributedTaskIR";
+const char* reserved_owner(std::string_view k, std::size_t layer) {
+  auto is = [&](std::string_view n) { return n.size() == k.size() && std::equal(n.begin(), n.end(), k.begin(), [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); }); };
+  if (std::any_of(std::begin(kTimeNames), std::end(kTimeNames), is)) return "TimelineBundle";
+  if (layer < 3 && std::any_of(std::begin(kTargetNames), std::end(kTargetNames), is)) return "ConcretePlanIR";
+  if (layer < 1 && std::any_of(std::begin(kDistNames), std::end(kDistNames), is)) return "DistributedTaskIR";
   return nullptr;
 }
 

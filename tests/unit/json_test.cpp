@@ -88,26 +88,50 @@ TEST(Json, SnapshotDecodeErrorsCarryCodeAndPointer) {
             "SCHEMA-8 /payload/operations/0/effects/0/value");
 }
 
-// span() returns a container's extent after a bracket scan (strings skipped, escaped quotes
-// included); anything else goes to the strict skip(), which reads scalars and reports errors.
-TEST(Json, SpanFindsTheExtentOrFallsBackToTheStrictSkip) {
-  auto span = [](std::string_view text) {
+// skip() returns one value's extent, read strictly and iteratively: strings with escaped
+// quotes are skipped whole, and an error deep inside has its JSON Pointer.
+TEST(Json, SkipReturnsTheExtentOfOneValueReadStrictly) {
+  auto skip = [](std::string_view text) {
     json::Reader r(text);
     try {
-      std::string out(r.span());
+      std::string out(r.skip());
       return out + "|" + std::string(text.substr(r.offset()));
     } catch (const InputError& e) {
       return e.diag.code + " " + e.diag.path;
     }
   };
-  EXPECT_EQ(span(R"( [1,{"a":"]}\"\\"}],2)"), R"([1,{"a":"]}\"\\"}]|,2)");
-  EXPECT_EQ(span(R"("abc" 7)"), R"("abc"| 7)");
-  EXPECT_EQ(span("7,"), "7|,");
-  EXPECT_EQ(span("[1,2"), "JSON-1 /1");
-  EXPECT_EQ(span(R"({"a":"x)"), "JSON-1 /a");
-  // the scan counts depth, not bracket kinds: the caller's strict decode of the span rejects this
-  EXPECT_EQ(span("[1}"), "[1}|");
-  EXPECT_EQ(span(std::string(600, '[')).substr(0, 9), "JSON-5 /0");
+  EXPECT_EQ(skip(R"( [1,{"a":"]}\"\\"}],2)"), R"([1,{"a":"]}\"\\"}]|,2)");
+  EXPECT_EQ(skip(R"("abc" 7)"), R"("abc"| 7)");
+  EXPECT_EQ(skip("7,"), "7|,");
+  EXPECT_EQ(skip("[1,2"), "JSON-1 /1");
+  EXPECT_EQ(skip(R"({"a":"x)"), "JSON-1 /a");
+  EXPECT_EQ(skip("[1}"), "JSON-1 /0");
+  EXPECT_EQ(skip(R"({"a":[1,01]})"), "JSON-4 /a/1");
+  EXPECT_EQ(skip(std::string(600, '[')).substr(0, 9), "JSON-5 /0");
+}
+
+// flat_count() sizes an integer array's reserve() from its commas: exact for a short one,
+// bounded (4 KiB of text) for a long or malformed one, so it never allocates more than that.
+TEST(Json, FlatCountSizesShortScalarArraysAndIsBounded) {
+  auto count = [](const std::string& text) {
+    json::Reader r(text);
+    r.begin_array();
+    return r.flat_count();
+  };
+  EXPECT_EQ(count("[]"), 0u);
+  EXPECT_EQ(count("[ \n]"), 0u);
+  EXPECT_EQ(count("[7]"), 1u);
+  EXPECT_EQ(count("[5046, 9996,9999]"), 3u);
+  std::string commas = "[" + std::string(1 << 20, ',');  // malformed, no ']'
+  EXPECT_EQ(count(commas), 4097u);
+  std::string ints = "[";
+  for (int i = 0; i < 100000; ++i) ints += "1,";
+  ints += "1]";
+  EXPECT_EQ(count(ints), 2049u);
+  std::vector<std::int64_t> v;
+  json::Reader r(ints);  // the reader views the text: it must outlive the reader
+  codec::decode(r, v);
+  EXPECT_EQ(v.size(), 100001u);
 }
 
 // decode_snapshot decodes the payload where it stands when it knows the schema (read before the
