@@ -1,4 +1,5 @@
 // Unit tests of exact numbers and symbolic expressions (core/numbers.h, core/expr.h).
+#include "core/codec.h"
 #include "core/expr.h"
 #include "core/numbers.h"
 
@@ -82,6 +83,44 @@ TEST(Expr, Evaluation) {
   EXPECT_EQ(*e.eval(env), Rat(2 * 3 * 10 + 2 - 10));
   EXPECT_FALSE(P("B*Q").eval(env));
   EXPECT_EQ(P("2*B*S+ceil(S,8)").symbols(), (std::vector<std::string>{"B", "S"}));
+}
+
+// Copies of an Expr share one representation; arithmetic on a copy never changes the original
+// (copy-on-write), and decoded quantities that share the decoder's cached representation stay
+// intact whatever is done to them afterwards.
+TEST(Expr, CopiesShareButNeverAlias) {
+  const Expr b = Expr::symbol("B"), s = Expr::symbol("S");
+  const Expr a = b * s + Expr(3);
+  Expr c = a;
+  EXPECT_EQ(&c.terms(), &a.terms());  // shared
+  c = -c;
+  EXPECT_EQ(a.str(), "B*S+3");
+  EXPECT_EQ(c.str(), "-B*S-3");
+  Expr d = a;
+  d += b;
+  d *= s;
+  EXPECT_EQ(a.str(), "B*S+3");
+  EXPECT_EQ((d / Rat(2)).str(), "1/2*B*S^2+1/2*B*S+3/2*S");
+  EXPECT_EQ(d.str(), "B*S^2+B*S+3*S");
+  EXPECT_TRUE(a == Expr(a));
+  EXPECT_FALSE(a == d);
+  EXPECT_TRUE(Expr() == Expr(0LL));
+
+  auto decoded = [](const std::string& text) {
+    json::Reader r(text);
+    Expr e;
+    codec::decode(r, e);
+    return e;
+  };
+  const std::string text = "\"2*B*S+68719476736\"";
+  Expr first = decoded(text), second = decoded(text);
+  EXPECT_EQ(&first.terms(), &second.terms());  // the same text decodes to one shared representation
+  first = -first;
+  second *= second;
+  const Expr third = decoded(text);
+  EXPECT_EQ(third.str(), "2*B*S+68719476736");
+  EXPECT_EQ(first.str(), "-2*B*S-68719476736");
+  EXPECT_EQ(decoded("\"68719476736\"").str(), "68719476736");
 }
 
 }  // namespace
