@@ -13,8 +13,10 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <string>
@@ -61,6 +63,17 @@ constexpr bool fields_sorted() {
   return ok;
 }
 
+/// Equality of strings; those of at most 16 bytes (field, enum and quantity texts) are compared
+/// as two overlapping words each, without a library call.
+inline bool same(std::string_view a, std::string_view b) {
+  const std::size_t n = a.size();
+  if (n != b.size() || n > 16) return a == b;
+  auto eq = [&](std::size_t at, auto x) { auto y = x; return std::memcpy(&x, a.data() + at, sizeof x), std::memcpy(&y, b.data() + at, sizeof y), x == y; };
+  if (n >= 8) return eq(0, std::uint64_t{}) && eq(n - 8, std::uint64_t{});
+  if (n >= 4) return eq(0, std::uint32_t{}) && eq(n - 4, std::uint32_t{});
+  return n == 0 || (a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1]);
+}
+
 /// Name of an enum value.
 template <class E>
 std::string_view enum_name(E e) { return EnumNames<E>::names[static_cast<std::size_t>(e)]; }
@@ -102,7 +115,7 @@ inline void decode(json::Reader& r, Expr& v) {
   if (s.size() > kMaxNumberDigits * 4) r.fail("SCHEMA-8", "expression longer than " + std::to_string(kMaxNumberDigits * 4) + " characters");
   thread_local std::pair<std::string, Expr> seen[256];  // direct-mapped by hash; only accepted texts enter
   auto& [text, e] = seen[std::hash<std::string_view>{}(s) % 256];
-  if (text == s && !s.empty()) { v = e; return; }
+  if (same(text, s) && !s.empty()) { v = e; return; }
   auto p = Expr::parse_canonical(s, &err);
   if (!p) r.fail("SCHEMA-7", "bad exact quantity \"" + std::string(s.substr(0, 64)) + "\": " + err);
   v = std::move(*p);
@@ -115,7 +128,7 @@ void decode(json::Reader& r, E& v) {
   std::string_view s = r.text();
   const auto& names = EnumNames<E>::names;
   for (std::size_t i = 0; i < std::size(names); ++i)
-    if (names[i] == s) { v = static_cast<E>(i); return; }
+    if (same(names[i], s)) { v = static_cast<E>(i); return; }
   std::string expected;
   for (auto n : names) expected += (expected.empty() ? "" : ", ") + std::string(n);
   r.fail("SCHEMA-6", "unknown value \"" + std::string(s.substr(0, 64)) + "\" (expected one of: " + expected + ")");
@@ -172,7 +185,7 @@ void decode(json::Reader& r, T& out) {
   std::uint64_t seen = 0;
   std::string_view key;
   for (std::size_t next = 0; r.next_key(key);) {  // canonical text names the field after the last one next
-    std::size_t i = 0, hit = next < n && names[next] == key ? next : static_cast<std::size_t>(std::find(names.begin(), names.end(), key) - names.begin());
+    std::size_t i = 0, hit = next < n && same(names[next], key) ? next : static_cast<std::size_t>(std::find(names.begin(), names.end(), key) - names.begin());
     if (hit == n) r.fail("SCHEMA-4", "unknown field \"" + std::string(key.substr(0, 64)) + "\"");
     std::apply([&](const auto&... f) { ((i++ == hit ? decode(r, out.*(f.ptr)) : void()), ...); }, fs);
     if (seen & (std::uint64_t{1} << hit)) r.fail("JSON-2", "duplicate key \"" + std::string(names[hit]) + "\"");
@@ -180,12 +193,8 @@ void decode(json::Reader& r, T& out) {
     seen |= std::uint64_t{1} << hit;
     next = hit + 1;
   }
-  if (seen != (n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1)) {
-    std::size_t i = 0;
-    std::string missing;
-    std::apply([&](const auto&... f) { ((missing.empty() && !(seen & (std::uint64_t{1} << i)) ? (missing = f.name, void()) : void(), ++i), ...); }, fs);
-    r.fail("SCHEMA-3", "missing field \"" + missing + "\"");
-  }
+  if (seen != (n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1))  // the first missing field is the lowest bit not seen
+    r.fail("SCHEMA-3", "missing field \"" + std::string(names[static_cast<std::size_t>(std::countr_one(seen))]) + "\"");
 }
 
 ///@}

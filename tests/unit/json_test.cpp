@@ -134,6 +134,24 @@ TEST(Json, FlatCountSizesShortScalarArraysAndIsBounded) {
   EXPECT_EQ(v.size(), 100001u);
 }
 
+// codec::same compares short strings as overlapping words: every length up to 40 with a
+// difference at every position (and none) agrees with std::string_view's ==.
+TEST(Json, SameAgreesWithStringEqualityAtEveryLengthAndPosition) {
+  for (std::size_t n = 0; n <= 40; ++n) {
+    std::string a(n, 'x');
+    for (std::size_t i = 0; i < n; ++i) a[i] = static_cast<char>('a' + (i * 7) % 26);
+    EXPECT_TRUE(codec::same(a, a)) << n;
+    EXPECT_TRUE(codec::same(a, std::string(a))) << n;
+    EXPECT_FALSE(codec::same(a, a + "y")) << n;
+    for (std::size_t i = 0; i < n; ++i) {
+      std::string b = a;
+      b[i] = static_cast<char>(b[i] ^ 0x20);
+      EXPECT_FALSE(codec::same(a, b)) << n << " " << i;
+      EXPECT_FALSE(codec::same(b, a)) << n << " " << i;
+    }
+  }
+}
+
 // decode_snapshot decodes the payload where it stands when it knows the schema (read before the
 // payload, or guessed from the text's last `,"schema":"`); otherwise, or when that fails, it
 // finds the payload's extent first. Either way the result, the digest and the errors agree.
