@@ -28,7 +28,7 @@ void on_sigbus(int) {
 
 FileBytes& FileBytes::operator=(FileBytes&& o) noexcept {
   if (this != &o) {
-    this->~FileBytes();
+    if (data_) ::munmap(const_cast<char*>(data_), size_);
     data_ = std::exchange(o.data_, nullptr), size_ = std::exchange(o.size_, 0);
   }
   return *this;

@@ -39,6 +39,10 @@ TEST(FileBytes, MapsTheWholeFileWhateverItsSize) {
     FileBytes g = std::move(f);  // moving keeps one owner of the mapping
     EXPECT_TRUE(f.view().empty());
     EXPECT_EQ(g.view(), bytes);
+    FileBytes h = read_file(p);
+    h = std::move(g);  // unmaps h's own mapping first
+    EXPECT_TRUE(g.view().empty());
+    EXPECT_EQ(h.view(), bytes);
     std::filesystem::remove(p);
   }
 }
