@@ -62,7 +62,8 @@ FileBytes read_file(const std::filesystem::path& p, std::uintmax_t max_bytes) {
   void* m = ::mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
   const int err = errno;
   ::close(fd);
-  if (!handler || m == MAP_FAILED) throw InputError("IO-1", "", p.string() + ": cannot map: " + std::error_code(handler ? err : EINVAL, std::generic_category()).message());
+  if (!handler) throw InputError("IO-1", "", p.string() + ": cannot install the SIGBUS handler that guards the mapping");
+  if (m == MAP_FAILED) throw InputError("IO-1", "", p.string() + ": cannot map: " + std::error_code(err, std::generic_category()).message());
   return {static_cast<const char*>(m), static_cast<std::size_t>(size)};
 }
 

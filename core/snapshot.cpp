@@ -87,13 +87,12 @@ AnySnapshot decode_envelope(std::string_view text, std::string* payload_digest, 
     }
   }
   r.finish();
-  auto reject = [](const char* code, const char* path, const std::string& message) { return InputError(code, path, message); };
   for (auto [present, name] : {std::pair{schema.has_value(), "schema"}, {version.has_value(), "version"}, {digest.has_value(), "digest"},
                                {parents.has_value(), "parents"}, {payload.has_value(), "payload"}})
-    if (!present) throw reject("SCHEMA-3", "", std::string("missing field \"") + name + "\"");
-  if (!version->starts_with("1.0.")) throw reject("SCHEMA-2", "/version", "unsupported IR version \"" + version->substr(0, 32) + "\" (this build reads 1.0.x)");
+    if (!present) throw InputError("SCHEMA-3", "", std::string("missing field \"") + name + "\"");
+  if (!version->starts_with("1.0.")) throw InputError("SCHEMA-2", "/version", "unsupported IR version \"" + version->substr(0, 32) + "\" (this build reads 1.0.x)");
   Decoder fn = decoder_of(*schema);
-  if (!fn) throw reject("SCHEMA-1", "/schema", "unknown schema \"" + schema->substr(0, 64) + "\" (expected ModelIR, DistributedTaskIR, PortablePlanIR, ConcretePlanIR, TimelineBundle, MachineIR or ObservationSet)");
+  if (!fn) throw InputError("SCHEMA-1", "/schema", "unknown schema \"" + schema->substr(0, 64) + "\" (expected ModelIR, DistributedTaskIR, PortablePlanIR, ConcretePlanIR, TimelineBundle, MachineIR or ObservationSet)");
   if (decoded && *schema != guess) throw std::logic_error("payload decoded as the wrong schema");  // decode_snapshot redoes it
   if (!decoded) {
     json::Reader pr(*payload, "/payload");

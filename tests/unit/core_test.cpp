@@ -121,6 +121,13 @@ TEST(Expr, CopiesShareButNeverAlias) {
   EXPECT_EQ(third.str(), "2*B*S+68719476736");
   EXPECT_EQ(first.str(), "-2*B*S-68719476736");
   EXPECT_EQ(decoded("\"68719476736\"").str(), "68719476736");
+  // The cache's empty slots hold the empty text: an empty quantity is still rejected.
+  try {
+    decoded("\"\"");
+    ADD_FAILURE() << "an empty exact quantity was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.diag.code, "SCHEMA-7");
+  }
 }
 
 }  // namespace
