@@ -16,7 +16,6 @@
 #include <bit>
 #include <charconv>
 #include <cstdint>
-#include <cstring>
 #include <map>
 #include <optional>
 #include <string>
@@ -63,16 +62,7 @@ constexpr bool fields_sorted() {
   return ok;
 }
 
-/// Equality of strings; those of at most 16 bytes (field, enum and quantity texts) are compared
-/// as two overlapping words each, without a library call.
-inline bool same(std::string_view a, std::string_view b) {
-  const std::size_t n = a.size();
-  if (n != b.size() || n > 16) return a == b;
-  auto eq = [&](std::size_t at, auto x) { auto y = x; return std::memcpy(&x, a.data() + at, sizeof x), std::memcpy(&y, b.data() + at, sizeof y), x == y; };
-  if (n >= 8) return eq(0, std::uint64_t{}) && eq(n - 8, std::uint64_t{});
-  if (n >= 4) return eq(0, std::uint32_t{}) && eq(n - 4, std::uint32_t{});
-  return n == 0 || (a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1]);
-}
+using json::same;
 
 /// Name of an enum value.
 template <class E>
@@ -184,14 +174,15 @@ void decode(json::Reader& r, T& out) {
   constexpr auto names = std::apply([](const auto&... f) { return std::array<std::string_view, n>{f.name...}; }, fs);
   std::uint64_t seen = 0;
   std::string_view key;
-  for (std::size_t next = 0; r.next_key(key);) {  // canonical text names the field after the last one next
-    std::size_t i = 0, hit = next < n && same(names[next], key) ? next : static_cast<std::size_t>(std::find(names.begin(), names.end(), key) - names.begin());
-    if (hit == n) r.fail("SCHEMA-4", "unknown field \"" + std::string(key.substr(0, 64)) + "\"");
+  for (std::size_t next = 0, hit = 0, i = 0;; next = hit + 1, i = 0) {  // canonical text names the field after the last one next
+    if (next < n && r.next_key_is(names[next])) hit = next;
+    else if (!r.next_key(key)) break;
+    else if ((hit = static_cast<std::size_t>(std::find(names.begin(), names.end(), key) - names.begin())) == n)
+      r.fail("SCHEMA-4", "unknown field \"" + std::string(key.substr(0, 64)) + "\"");
     std::apply([&](const auto&... f) { ((i++ == hit ? decode(r, out.*(f.ptr)) : void()), ...); }, fs);
     if (seen & (std::uint64_t{1} << hit)) r.fail("JSON-2", "duplicate key \"" + std::string(names[hit]) + "\"");
     if (seen >> hit) r.noncanonical();  // a later field came first
     seen |= std::uint64_t{1} << hit;
-    next = hit + 1;
   }
   if (seen != (n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1))  // the first missing field is the lowest bit not seen
     r.fail("SCHEMA-3", "missing field \"" + std::string(names[static_cast<std::size_t>(std::countr_one(seen))]) + "\"");

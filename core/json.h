@@ -13,12 +13,24 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace plancert::json {
+
+/// Equality of strings; those of at most 16 bytes (field, enum and quantity texts) are compared
+/// as two overlapping words each, without a library call.
+inline bool same(std::string_view a, std::string_view b) {
+  const std::size_t n = a.size();
+  if (n != b.size() || n > 16) return a == b;
+  auto eq = [&](std::size_t at, auto x) { auto y = x; return std::memcpy(&x, a.data() + at, sizeof x), std::memcpy(&y, b.data() + at, sizeof y), x == y; };
+  if (n >= 8) return eq(0, std::uint64_t{}) && eq(n - 8, std::uint64_t{});
+  if (n >= 4) return eq(0, std::uint32_t{}) && eq(n - 4, std::uint32_t{});
+  return n == 0 || (a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1]);
+}
 
 /// The kind of the next value in the input.
 enum class Kind { Object, Array, String, Number, True, False, Null, End };
@@ -38,6 +50,18 @@ class Reader {
   /// segment; returns false (and consumes `}`) at the end of the object. `key` views the
   /// input, or this reader's buffer when the key has escapes: valid until the next string.
   bool next_key(std::string_view& key);
+  /// The canonical case of next_key(), without reading a string: when the input continues with
+  /// exactly `"name":` (after a `,` unless it is the object's first key), consumes that, makes
+  /// `name` the current path segment and returns true; otherwise consumes nothing. `name` must
+  /// need no escape.
+  bool next_key_is(std::string_view name) {
+    const std::size_t at = pos_ + (path_.back().index != -2), end = at + name.size() + 3;
+    if (end > s_.size() || (at != pos_ && s_[pos_] != ',') || s_[at] != '"' || s_[end - 2] != '"' || s_[end - 1] != ':' ||
+        !same(s_.substr(at + 1, name.size()), name))
+      return false;
+    path_.back() = {at, -1}, pos_ = end;
+    return true;
+  }
   /// Consumes `[`. Then call next_element() until it returns false.
   void begin_array();
   /// Returns true if another element follows (and pushes its index), false at `]`.

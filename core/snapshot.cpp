@@ -141,12 +141,7 @@ std::string encode_snapshot(const Snapshot<P>& s) {
   return out;
 }
 
-bool is_digest(std::string_view d) {
-  if (d.size() != 64) return false;
-  for (char c : d)
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  return true;
-}
+bool is_digest(std::string_view d) { return d.size() == 64 && d.find_first_not_of("0123456789abcdef") == std::string_view::npos; }
 
 AnySnapshot decode_snapshot(std::string_view text, std::string* payload_digest) {
   try { return decode_envelope(text, payload_digest, true); } catch (const std::exception&) {}  // only faster: the other path reports any failure

@@ -42,15 +42,18 @@ TEST(Json, ReaderUnescapesAndValidates) {
   r.finish();
 }
 
-// The string scanner reads eight bytes per step: every kind of byte that ends a run of plain
-// bytes ('"', '\', a control byte, a non-ASCII byte) must be found at every offset of a word,
-// and the text after it must still be read.
+// The string scanner reads sixteen bytes per step (SSE2), and byte by byte within sixteen bytes
+// of the end of the input: every kind of byte that ends a run of plain bytes ('"', '\', a
+// control byte, a non-ASCII byte) must be found at every offset of a block, and the text after
+// it must still be read.
 TEST(Json, StringScannerFindsEverySpecialByteAtEveryOffset) {
-  const std::pair<std::string, std::string> specials[] = {{"\\n", "\n"}, {"\\\"", "\""}, {"\xc3\xa9", "\xc3\xa9"}, {"\\u0041", "A"}, {"", ""}};
-  for (std::size_t at = 0; at < 24; ++at)
+  const std::pair<std::string, std::string> specials[] = {{"\\n", "\n"}, {"\\\"", "\""}, {"\xc3\xa9", "\xc3\xa9"}, {"\\u0041", "A"}, {"", ""},
+                                                          {"\x7f \x7e", "\x7f \x7e"}};
+  for (std::size_t at = 0; at < 40; ++at)
     for (const auto& [raw, plain] : specials) {
       const std::string pre(at, 'a'), post(at % 11, 'z');
-      const std::string good = "\"" + pre + raw + post + "\"", control = "\"" + pre + '\x01' + post + "\"", open = "\"" + pre + raw + post;
+      const std::string good = "\"" + pre + raw + post + "\"", control = "\"" + pre + (at % 2 ? '\x1f' : '\x01') + post + "\"",
+                        open = "\"" + pre + raw + post;
       EXPECT_EQ(json::Reader(good).string(), pre + plain + post) << "offset " << at << ", special " << raw;
       try {
         (void)json::Reader(control).string();
@@ -60,6 +63,45 @@ TEST(Json, StringScannerFindsEverySpecialByteAtEveryOffset) {
       }
       EXPECT_THROW((void)json::Reader(open).string(), InputError) << "unterminated string accepted, offset " << at;
     }
+}
+
+// next_key_is() consumes a key only when the text spells it exactly as the canonical encoding
+// does (`"name":`, after a comma unless first); a prefix, a longer key, an escape, whitespace or
+// the object's end consume nothing, and next_key() then reads what is there.
+TEST(Json, CanonicalKeyIsMatchedInPlaceAndAnythingElseFallsBack) {
+  json::Reader r(R"({"ab":1,"abc":2, "d":3,"e\u0066":4,"g":5})");
+  std::string_view key;
+  r.begin_object();
+  EXPECT_FALSE(r.next_key_is("a"));
+  EXPECT_FALSE(r.next_key_is("abc"));
+  ASSERT_TRUE(r.next_key_is("ab"));
+  EXPECT_EQ(r.pointer(), "/ab");
+  EXPECT_EQ(r.integer(), "1");
+  EXPECT_FALSE(r.next_key_is("ab"));
+  EXPECT_FALSE(r.next_key_is("abcd"));
+  ASSERT_TRUE(r.next_key_is("abc"));
+  EXPECT_EQ(r.integer(), "2");
+  EXPECT_TRUE(r.canonical());
+  EXPECT_FALSE(r.next_key_is("d"));  // whitespace after the comma
+  ASSERT_TRUE(r.next_key(key));
+  EXPECT_EQ(key, "d");
+  EXPECT_EQ(r.integer(), "3");
+  EXPECT_FALSE(r.next_key_is("ef"));  // an escape
+  ASSERT_TRUE(r.next_key(key));
+  EXPECT_EQ(key, "ef");
+  EXPECT_EQ(r.pointer(), "/ef");
+  EXPECT_EQ(r.integer(), "4");
+  EXPECT_FALSE(r.canonical());
+  ASSERT_TRUE(r.next_key_is("g"));
+  EXPECT_EQ(r.integer(), "5");
+  EXPECT_FALSE(r.next_key_is("g"));
+  EXPECT_FALSE(r.next_key(key));
+  r.finish();
+  for (std::string_view cut : {R"({"ab")", R"({"ab":)", R"({"a)", "{"}) {  // at the end of the input: no match, no read past it
+    json::Reader t(cut);
+    t.begin_object();
+    EXPECT_EQ(t.next_key_is("ab"), cut.size() == 6) << cut;
+  }
 }
 
 TEST(Json, SnapshotDecodeErrorsCarryCodeAndPointer) {
