@@ -80,6 +80,7 @@ inline void decode(json::Reader& r, bool& v) { v = r.boolean(); }
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 inline void decode(json::Reader& r, std::int64_t& v) {
   std::string_view t = r.integer();
+  if (t.size() < 19 && t[0] != '-') { v = 0; for (char d : t) v = 10 * v + (d - '0'); return; }  // cannot overflow
   auto res = std::from_chars(t.data(), t.data() + t.size(), v);
   if (res.ec != std::errc() || res.ptr != t.data() + t.size()) r.fail("SCHEMA-8", "integer out of the 64-bit range: " + std::string(t));
 }
@@ -173,11 +174,11 @@ void decode(json::Reader& r, T& out) {
   r.begin_object();
   constexpr auto names = std::apply([](const auto&... f) { return std::array<std::string_view, n>{f.name...}; }, fs);
   std::uint64_t seen = 0;
+  std::size_t next = 0;  // canonical text: the fields in order, each key spelled exactly (read in place, no key string)
+  std::apply([&](const auto&... f) { (void)((r.next_key_is(f.name) && (decode(r, out.*(f.ptr)), seen |= std::uint64_t{1} << next++, true)) && ...); }, fs);
   std::string_view key;
-  for (std::size_t next = 0, hit = 0, i = 0;; next = hit + 1, i = 0) {  // canonical text names the field after the last one next
-    if (next < n && r.next_key_is(names[next])) hit = next;
-    else if (!r.next_key(key)) break;
-    else if ((hit = static_cast<std::size_t>(std::find(names.begin(), names.end(), key) - names.begin())) == n)
+  for (std::size_t hit = 0, i = 0; r.next_key(key); i = 0) {  // anything else: read key by key from where that stopped
+    if ((hit = static_cast<std::size_t>(std::find(names.begin(), names.end(), key) - names.begin())) == n)
       r.fail("SCHEMA-4", "unknown field \"" + std::string(key.substr(0, 64)) + "\"");
     std::apply([&](const auto&... f) { ((i++ == hit ? decode(r, out.*(f.ptr)) : void()), ...); }, fs);
     if (seen & (std::uint64_t{1} << hit)) r.fail("JSON-2", "duplicate key \"" + std::string(names[hit]) + "\"");

@@ -23,7 +23,7 @@ namespace plancert::json {
 
 /// Equality of strings; those of at most 16 bytes (field, enum and quantity texts) are compared
 /// as two overlapping words each, without a library call.
-inline bool same(std::string_view a, std::string_view b) {
+[[gnu::always_inline]] inline bool same(std::string_view a, std::string_view b) {
   const std::size_t n = a.size();
   if (n != b.size() || n > 16) return a == b;
   auto eq = [&](std::size_t at, auto x) { auto y = x; return std::memcpy(&x, a.data() + at, sizeof x), std::memcpy(&y, b.data() + at, sizeof y), x == y; };
@@ -54,10 +54,10 @@ class Reader {
   /// exactly `"name":` (after a `,` unless it is the object's first key), consumes that, makes
   /// `name` the current path segment and returns true; otherwise consumes nothing. `name` must
   /// need no escape.
-  bool next_key_is(std::string_view name) {
+  [[gnu::always_inline]] bool next_key_is(std::string_view name) {
     const std::size_t at = pos_ + (path_.back().index != -2), end = at + name.size() + 3;
     if (end > s_.size() || (at != pos_ && s_[pos_] != ',') || s_[at] != '"' || s_[end - 2] != '"' || s_[end - 1] != ':' ||
-        !same(s_.substr(at + 1, name.size()), name))
+        !same(std::string_view(s_.data() + at + 1, name.size()), name))
       return false;
     path_.back() = {at, -1}, pos_ = end;
     return true;

@@ -102,23 +102,28 @@ bool id_syntax_ok(const std::string& id) {
 // ID-1, ID-2, LINEAGE-1, ATTR-1.
 template <class P>
 void identity(Ctx& c, const P& p, std::size_t layer, bool root) {
-  struct First { std::size_t hash; std::string_view id, array; std::size_t index; };
+  struct First { std::string_view id, array; std::size_t index; };
   std::vector<First> first;  // each distinct id where it is first used
-  std::size_t count = 0;
-  entities(p, [&](auto&&...) { ++count; });
-  first.reserve(count);
-  std::vector<std::size_t> slot(std::bit_ceil(2 * count + 2), 0);  // open addressing (linear probing): 1 + index into first, 0 = empty
+  std::vector<std::size_t> hash;  // of every id, first, so that the table slot of the id 16 ahead can be fetched early
+  entities(p, [&](std::string_view, std::size_t, const std::string& id, auto&&...) { hash.push_back(std::hash<std::string_view>{}(id)); });
+  first.reserve(hash.size());
+  // Open addressing (linear probing): 0 = empty, else the hash's top 32 bits above 1 + the index into first
+  // (fewer than 2^32 entities: each is many bytes of memory).
+  std::vector<std::uint64_t> slot(std::bit_ceil(2 * hash.size() + 2), 0);
+  const std::size_t mask = slot.size() - 1;
+  std::size_t e = 0;
   const auto* rules = rules_of(p);
   std::unordered_set<std::string_view> declared;
   for (std::size_t i = 0; rules && i < rules->size(); ++i)
     if (!declared.insert((*rules)[i]).second) c.err("LINEAGE-1", "/payload/rules/" + std::to_string(i), "rule \"" + (*rules)[i] + "\" is declared twice");
   entities(p, [&](std::string_view array, std::size_t i, const std::string& id, const Lineage* lin, const Attrs* attrs) {
     if (!id_syntax_ok(id)) c.err("ID-2", at(array, i, "id"), "id \"" + id.substr(0, 64) + "\" is empty, longer than 256 bytes or has a character outside [A-Za-z0-9_.:/#@+-[]=,]");
-    const std::size_t h = std::hash<std::string_view>{}(id);
-    std::size_t k = h & (slot.size() - 1);
-    while (slot[k] && !(first[slot[k] - 1].hash == h && first[slot[k] - 1].id == id)) k = (k + 1) & (slot.size() - 1);
-    if (slot[k]) c.err("ID-1", at(array, i, "id"), "id \"" + id + "\" is not unique", {"first used at " + at(first[slot[k] - 1].array, first[slot[k] - 1].index)});
-    else { first.push_back({h, id, array, i}); slot[k] = first.size(); }
+    if (e + 16 < hash.size()) __builtin_prefetch(&slot[hash[e + 16] & mask]);
+    const std::uint64_t h = hash[e++], tag = h >> 32 << 32;
+    std::size_t k = h & mask;
+    while (slot[k] && !((slot[k] >> 32 << 32) == tag && first[(slot[k] & 0xFFFFFFFF) - 1].id == id)) k = (k + 1) & mask;
+    if (slot[k]) c.err("ID-1", at(array, i, "id"), "id \"" + id + "\" is not unique", {"first used at " + at(first[(slot[k] & 0xFFFFFFFF) - 1].array, first[(slot[k] & 0xFFFFFFFF) - 1].index)});
+    else { first.push_back({id, array, i}); slot[k] = tag | first.size(); }
     if (lin) {
       if (!declared.count(lin->rule)) c.err("LINEAGE-1", at(array, i, "lineage/rule"), "rule \"" + lin->rule + "\" is not declared in /payload/rules");
       if (root && (lin->kind != LineageKind::introduced || !lin->sources.empty()))

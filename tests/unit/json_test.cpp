@@ -104,6 +104,30 @@ TEST(Json, CanonicalKeyIsMatchedInPlaceAndAnythingElseFallsBack) {
   }
 }
 
+// 64-bit integers: up to 18 digits are summed in place (no overflow possible), longer ones and
+// negative ones go through from_chars, which rejects what does not fit with SCHEMA-8.
+TEST(Json, Int64DecodesExactlyAtEveryLengthAndRejectsOverflow) {
+  auto dec = [](std::string_view text) -> std::string {
+    json::Reader r(text);
+    std::int64_t v = -1;
+    try { codec::decode(r, v); } catch (const InputError& e) { return e.diag.code; }
+    return std::to_string(v);
+  };
+  std::string digits;
+  for (int k = 1; k <= 19; ++k) {
+    digits += static_cast<char>('0' + k % 10);
+    EXPECT_EQ(dec(digits), digits);
+    EXPECT_EQ(dec("-" + digits), "-" + digits);
+  }
+  EXPECT_EQ(dec("0"), "0");
+  EXPECT_EQ(dec("999999999999999999"), "999999999999999999");
+  EXPECT_EQ(dec("9223372036854775807"), "9223372036854775807");
+  EXPECT_EQ(dec("-9223372036854775808"), "-9223372036854775808");
+  EXPECT_EQ(dec("9223372036854775808"), "SCHEMA-8");
+  EXPECT_EQ(dec("-9223372036854775809"), "SCHEMA-8");
+  EXPECT_EQ(dec("99999999999999999999"), "SCHEMA-8");
+}
+
 TEST(Json, SnapshotDecodeErrorsCarryCodeAndPointer) {
   EXPECT_EQ(code_of(kEmptyModel), "ok");
   EXPECT_EQ(code_of(""), "JSON-1 ");
@@ -121,6 +145,11 @@ TEST(Json, SnapshotDecodeErrorsCarryCodeAndPointer) {
   EXPECT_EQ(code_of(with(R"("1.0.0")", R"("2.0.0")")), "SCHEMA-2 /version");
   EXPECT_EQ(code_of(with(R"("name":"m",)", "")), "SCHEMA-3 /payload");
   EXPECT_EQ(code_of(with(R"("name":"m")", R"("name":"m","extra":1)")), "SCHEMA-4 /payload/extra");
+  // keys out of order after canonical ones (read in place), then key by key: accepted, strictly
+  EXPECT_EQ(code_of(with(R"("operations":[],"rules":[])", R"("rules":[],"operations":[])")), "ok");
+  EXPECT_EQ(code_of(with(R"("operations":[],"rules":[])", R"("rules":[],"operations":[],"rules":[])")), "JSON-2 /payload/rules");
+  EXPECT_EQ(code_of(with(R"("operations":[],"rules":[])", R"("rules":[],"extra":[])")), "SCHEMA-4 /payload/extra");
+  EXPECT_EQ(code_of(with(R"("operations":[],"rules":[])", R"("rules":[])")), "SCHEMA-3 /payload");
   EXPECT_EQ(code_of(with(R"("name":"m")", R"("name":7)")), "SCHEMA-5 /payload/name");
   EXPECT_EQ(code_of(with(R"("symbols":[])", R"("symbols":[{"axis":"nope","divisible_by":"1","integer":true,"max":null,"min":"1","name":"B"}])")),
             "SCHEMA-6 /payload/symbols/0/axis");
