@@ -70,21 +70,7 @@ void Reader::ws_slow() {
   for (; pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\n' || s_[pos_] == '\r' || s_[pos_] == '\t'); ++pos_) canonical_ = false;
 }
 
-Kind Reader::peek() {
-  ws();
-  if (pos_ >= s_.size()) return Kind::End;
-  switch (s_[pos_]) {
-    case '{': return Kind::Object;
-    case '[': return Kind::Array;
-    case '"': return Kind::String;
-    case 't': return Kind::True;
-    case 'f': return Kind::False;
-    case 'n': return Kind::Null;
-    default:
-      if (s_[pos_] == '-' || (s_[pos_] >= '0' && s_[pos_] <= '9')) return Kind::Number;
-      fail("JSON-1", std::string("unexpected character '") + s_[pos_] + "'");
-  }
-}
+Kind Reader::bad_start() const { fail("JSON-1", std::string("unexpected character '") + s_[pos_] + "'"); }
 
 void Reader::expect_slow(char c) {
   ws();

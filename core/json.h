@@ -12,6 +12,7 @@
 #include "core/diag.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -35,6 +36,15 @@ namespace plancert::json {
 /// The kind of the next value in the input.
 enum class Kind { Object, Array, String, Number, True, False, Null, End };
 
+/// The kind of value that each first byte starts (End: none).
+inline constexpr auto kStarts = [] {
+  std::array<Kind, 256> t{};
+  t.fill(Kind::End);
+  for (char c : std::string_view("-0123456789")) t[static_cast<unsigned char>(c)] = Kind::Number;
+  t['{'] = Kind::Object, t['['] = Kind::Array, t['"'] = Kind::String, t['t'] = Kind::True, t['f'] = Kind::False, t['n'] = Kind::Null;
+  return t;
+}();
+
 /// Pull parser over an in-memory document.
 class Reader {
  public:
@@ -43,7 +53,11 @@ class Reader {
   explicit Reader(std::string_view text, std::string base = {}) : s_(text), base_(std::move(base)), reserve_budget_(4 * text.size()) {}
 
   /// Kind of the next value (skips whitespace). Throws JSON-1 on a character that starts no value.
-  Kind peek();
+  Kind peek() {
+    ws();
+    const Kind k = pos_ < s_.size() ? kStarts[static_cast<unsigned char>(s_[pos_])] : Kind::End;
+    return k != Kind::End || pos_ >= s_.size() ? k : bad_start();
+  }
   /// Consumes `{`. Then call next_key() until it returns false.
   void begin_object();
   /// Reads the next key of the current object into `key` and makes it the current path
@@ -121,6 +135,7 @@ class Reader {
     if (pos_ < s_.size() && s_[pos_] == c) ++pos_; else expect_slow(c);
   }
   void expect_slow(char c);
+  [[noreturn]] Kind bad_start() const;
   void literal(std::string_view word);
   std::string_view parse_string();
   std::string_view s_;
