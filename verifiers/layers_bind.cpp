@@ -61,8 +61,8 @@ int happens_before(const ConcretePlanIR& p, const std::vector<std::int64_t>& sig
   h.vc.assign(h.k * n, 0);
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint32_t v = h.order[i];
-    if (i + 8 < n)  // predecessors' rows lie far back: fetch them a few commands ahead
-      preds(h.order[i + 8], [&](std::size_t u) { __builtin_prefetch(&h.vc[u * h.k]), __builtin_prefetch(&h.vc[u * h.k + h.k - 1]); });
+    if (i + 16 < n)  // predecessors' rows lie far back: fetch them a few commands ahead
+      preds(h.order[i + 16], [&](std::size_t u) { __builtin_prefetch(&h.vc[u * h.k]), __builtin_prefetch(&h.vc[u * h.k + h.k - 1]); });
     std::uint32_t* cv = &h.vc[v * h.k];
     preds(v, [&](std::size_t u) {
       const std::uint32_t* cu = &h.vc[u * h.k];  // u != v: a different row
