@@ -105,7 +105,9 @@ inline void decode(json::Reader& r, Expr& v) {
   std::string err;
   if (s.size() > kMaxNumberDigits * 4) r.fail("SCHEMA-8", "expression longer than " + std::to_string(kMaxNumberDigits * 4) + " characters");
   thread_local std::pair<std::string, Expr> seen[256];  // direct-mapped by hash; only accepted texts enter
-  auto& [text, e] = seen[std::hash<std::string_view>{}(s) % 256];
+  std::size_t h = s.size();
+  for (unsigned char ch : s) h = h * 33 ^ ch;  // quantity texts are short: a cheap hash does
+  auto& [text, e] = seen[(h ^ h >> 8) % 256];
   if (same(text, s) && !s.empty()) { v = e; return; }
   auto p = Expr::parse_canonical(s, &err);
   if (!p) r.fail("SCHEMA-7", "bad exact quantity \"" + std::string(s.substr(0, 64)) + "\": " + err);

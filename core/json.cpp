@@ -182,16 +182,14 @@ std::string_view Reader::text() { return peek() != Kind::String ? fail("SCHEMA-5
 
 std::string_view Reader::integer() {
   if (peek() != Kind::Number) fail("SCHEMA-5", "expected an integer");
-  std::size_t b = pos_;
-  if (s_[pos_] == '-') ++pos_;
-  std::size_t d = pos_;
-  while (pos_ < s_.size() && s_[pos_] >= '0' && s_[pos_] <= '9') ++pos_;
+  const std::size_t b = pos_, d = pos_ += s_[pos_] == '-';  // d: the first digit
+  while (pos_ < s_.size() && static_cast<unsigned char>(s_[pos_] - '0') < 10) ++pos_;
   if (pos_ == d) fail("JSON-1", "malformed number");
   if (pos_ < s_.size() && (s_[pos_] == '.' || s_[pos_] == 'e' || s_[pos_] == 'E'))
     fail("JSON-3", "JSON float where only integers are allowed (exact numbers are strings such as \"7/2\")");
-  std::string_view t = s_.substr(b, pos_ - b);
-  if (pos_ - d > 1 && s_[d] == '0') fail("JSON-4", "integer with a leading zero: " + std::string(t));
-  if (t == "-0") fail("JSON-4", "negative zero");
+  const std::string_view t(s_.data() + b, pos_ - b);
+  if (s_[d] == '0' && pos_ - d > 1) fail("JSON-4", "integer with a leading zero: " + std::string(t));
+  if (s_[d] == '0' && d > b) fail("JSON-4", "negative zero");
   return t;
 }
 

@@ -96,7 +96,8 @@ void race(check::Ctx& c, const ConcretePlanIR& p, const std::vector<std::int64_t
   std::vector<std::vector<std::uint32_t>> head(nb), tail(nb);
   for (std::size_t b = 0; b < nb; ++b) {
     std::int64_t w = -1, bad = -1;
-    for (std::size_t i = 0; i < acc[b].size() && p.buffers[b].size > 0 && bad < 0; ++i) {
+    for (std::size_t i = 0, sized = p.buffers[b].size > 0; sized && i < acc[b].size() && bad < 0; ++i) {
+      if (w >= 0 && i + 8 < acc[b].size()) __builtin_prefetch(&h.vc[acc[b][i + 8].first * h.k + h.chain[static_cast<std::size_t>(w)]]);  // its before(w, .)
       auto [v, wr] = acc[b][i];
       bad = w >= 0 && !h.before(static_cast<std::size_t>(w), v) ? w : -1;
       if (wr)

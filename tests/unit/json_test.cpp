@@ -126,6 +126,11 @@ TEST(Json, Int64DecodesExactlyAtEveryLengthAndRejectsOverflow) {
   EXPECT_EQ(dec("9223372036854775808"), "SCHEMA-8");
   EXPECT_EQ(dec("-9223372036854775809"), "SCHEMA-8");
   EXPECT_EQ(dec("99999999999999999999"), "SCHEMA-8");
+  for (std::string_view bad : {"-0", "-01", "00", "0123"}) EXPECT_EQ(dec(bad), "JSON-4") << bad;
+  for (std::string_view bad : {"-", "-x", "-\"1\""}) EXPECT_EQ(dec(bad), "JSON-1") << bad;
+  for (std::string_view bad : {"1.5", "2E3", "2e3", "-0.0"}) EXPECT_EQ(dec(bad), "JSON-3") << bad;
+  EXPECT_EQ(dec("-10"), "-10");
+  EXPECT_EQ(dec("10"), "10");
 }
 
 TEST(Json, SnapshotDecodeErrorsCarryCodeAndPointer) {
