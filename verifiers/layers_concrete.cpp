@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <tuple>
 
 namespace plancert::layers {
 using check::at;
@@ -14,12 +15,7 @@ bool pow2(std::int64_t a) { return a >= 1 && (a & (a - 1)) == 0; }
 bool is_transfer(CommandKind k) { return k == CommandKind::send || k == CommandKind::recv || k == CommandKind::copy; }
 
 QueueKind queue_kind_for(CommandKind k) {
-  switch (k) {
-    case CommandKind::launch: return QueueKind::compute;
-    case CommandKind::collective: return QueueKind::collective;
-    case CommandKind::host: return QueueKind::host;
-    default: return QueueKind::transfer;
-  }
+  return k == CommandKind::launch ? QueueKind::compute : k == CommandKind::collective ? QueueKind::collective : k == CommandKind::host ? QueueKind::host : QueueKind::transfer;
 }
 
 void memory(check::Ctx& c, const ConcretePlanIR& p) {
@@ -33,10 +29,7 @@ void memory(check::Ctx& c, const ConcretePlanIR& p) {
   // CAP-3: regions of one device are disjoint (sort by device, offset: n log n).
   std::vector<std::size_t> order(p.regions.size());
   std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    const auto &x = p.regions[a], &y = p.regions[b];
-    return x.device != y.device ? x.device < y.device : x.offset < y.offset;
-  });
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return std::tie(p.regions[a].device, p.regions[a].offset) < std::tie(p.regions[b].device, p.regions[b].offset); });
   for (std::size_t k = 1; k < order.size(); ++k) {
     const auto &x = p.regions[order[k - 1]], &y = p.regions[order[k]];
     if (x.device == y.device && x.offset + x.capacity > y.offset)
@@ -62,6 +55,7 @@ std::vector<std::int64_t> queues(check::Ctx& c, const ConcretePlanIR& p, bool& o
     const auto& queue = p.queue->queues[q];
     for (std::size_t k = 0; k < queue.commands.size(); ++k) {
       auto v = static_cast<std::size_t>(queue.commands[k]);
+      if (k + 8 < queue.commands.size()) __builtin_prefetch(&p.commands[static_cast<std::size_t>(queue.commands[k + 8])].kind);  // issue order jumps
       const auto& cmd = p.commands[v];
       auto path = [&] { return at("queue/queues", q, "commands", static_cast<std::int64_t>(k)); };  // built only for a finding
       if (qof[v] >= 0) { c.err("QUEUE-3", path(), "command \"" + cmd.id + "\" is issued on more than one queue or twice"); ok = false; continue; }
@@ -74,6 +68,8 @@ std::vector<std::int64_t> queues(check::Ctx& c, const ConcretePlanIR& p, bool& o
     }
   }
   for (std::size_t v = 0; v < n; ++v) {
+    if (v + 8 < n)  // the queue positions of the dependencies 8 commands ahead: random reads, fetched early
+      for (Index u : p.commands[v + 8].dependencies) __builtin_prefetch(&qof[static_cast<std::size_t>(u)]), __builtin_prefetch(&pos[static_cast<std::size_t>(u)]);
     if (qof[v] < 0) { c.err("QUEUE-3", at("commands", v), "command \"" + p.commands[v].id + "\" is on no queue"); ok = false; continue; }
     for (std::size_t k = 0; k < p.commands[v].dependencies.size(); ++k) {
       auto u = static_cast<std::size_t>(p.commands[v].dependencies[k]);
