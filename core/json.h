@@ -37,13 +37,15 @@ namespace plancert::json {
 enum class Kind { Object, Array, String, Number, True, False, Null, End };
 
 /// The kind of value that each first byte starts (End: none).
-inline constexpr auto kStarts = [] {
+constexpr std::array<Kind, 256> start_kinds() {
   std::array<Kind, 256> t{};
   t.fill(Kind::End);
   for (char c : std::string_view("-0123456789")) t[static_cast<unsigned char>(c)] = Kind::Number;
   t['{'] = Kind::Object, t['['] = Kind::Array, t['"'] = Kind::String, t['t'] = Kind::True, t['f'] = Kind::False, t['n'] = Kind::Null;
   return t;
-}();
+}
+/// start_kinds(), computed at compile time: Reader::peek() looks the next byte up in it.
+inline constexpr std::array<Kind, 256> kStarts = start_kinds();
 
 /// Pull parser over an in-memory document.
 class Reader {
