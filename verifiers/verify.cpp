@@ -121,8 +121,9 @@ void identity(Ctx& c, const P& p, std::size_t layer, bool root) {
     if (e + 16 < hash.size()) __builtin_prefetch(&slot[hash[e + 16] & mask]);
     const std::uint64_t h = hash[e++], tag = h >> 32 << 32;
     std::size_t k = h & mask;
-    while (slot[k] && !((slot[k] >> 32 << 32) == tag && first[(slot[k] & 0xFFFFFFFF) - 1].id == id)) k = (k + 1) & mask;
-    if (slot[k]) c.err("ID-1", at(array, i, "id"), "id \"" + id + "\" is not unique", {"first used at " + at(first[(slot[k] & 0xFFFFFFFF) - 1].array, first[(slot[k] & 0xFFFFFFFF) - 1].index)});
+    auto entry = [&]() -> const First& { return first[(slot[k] & 0xFFFFFFFF) - 1]; };  // the entity slot k holds
+    while (slot[k] && !((slot[k] >> 32 << 32) == tag && entry().id == id)) k = (k + 1) & mask;
+    if (slot[k]) c.err("ID-1", at(array, i, "id"), "id \"" + id + "\" is not unique", {"first used at " + at(entry().array, entry().index)});
     else { first.push_back({id, array, i}); slot[k] = tag | first.size(); }
     if (lin) {
       if (!declared.count(lin->rule)) c.err("LINEAGE-1", at(array, i, "lineage/rule"), "rule \"" + lin->rule + "\" is not declared in /payload/rules");
