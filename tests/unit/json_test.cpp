@@ -182,6 +182,8 @@ TEST(Json, SkipReturnsTheExtentOfOneValueReadStrictly) {
   EXPECT_EQ(skip("[1,2"), "JSON-1 /1");
   EXPECT_EQ(skip(R"({"a":"x)"), "JSON-1 /a");
   EXPECT_EQ(skip("[1}"), "JSON-1 /0");
+  EXPECT_EQ(skip("[1,+2]"), "JSON-1 /1");  // a byte that starts no value: peek's table says so
+  EXPECT_EQ(skip(R"({"a":x})"), "JSON-1 /a");
   EXPECT_EQ(skip(R"({"a":[1,01]})"), "JSON-4 /a/1");
   EXPECT_EQ(skip(std::string(600, '[')).substr(0, 9), "JSON-5 /0");
 }
