@@ -6,10 +6,15 @@
 #include <cstdio>
 #include <csignal>
 #include <fcntl.h>
+#include <malloc.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <cstdlib>
 #include <stdexcept>
 #include <system_error>
 
@@ -65,6 +70,28 @@ FileBytes read_file(const std::filesystem::path& p, std::uintmax_t max_bytes) {
   if (!handler) throw InputError("IO-1", "", p.string() + ": cannot install the SIGBUS handler that guards the mapping");
   if (m == MAP_FAILED) throw InputError("IO-1", "", p.string() + ": cannot map: " + std::error_code(err, std::generic_category()).message());
   return {static_cast<const char*>(m), static_cast<std::size_t>(size)};
+}
+
+void reserve_heap(std::uintmax_t input_bytes) {
+#if defined(__GLIBC__) && defined(MADV_HUGEPAGE)
+  constexpr std::uintmax_t kMin = std::uintmax_t{64} << 20, kHuge = std::uintmax_t{2} << 20;
+  // glibc hands the heap's free top back to the system once it reaches the trim threshold,
+  // at most INT32_MAX: the reserve stays below that.
+  constexpr std::uintmax_t kMax = INT32_MAX - 2 * kMin;
+  if (input_bytes < kMin) return;
+  const auto top = [] { return reinterpret_cast<std::uintptr_t>(::sbrk(0)); };
+  ::mallopt(M_MMAP_MAX, 0);  // large blocks (the command array) come from the heap too
+  ::mallopt(M_TRIM_THRESHOLD, INT32_MAX);
+  ::mallopt(M_TOP_PAD, static_cast<int>(std::min(6 * input_bytes, kMax)));
+  const std::uintmax_t from = top();
+  void* volatile block = ::malloc(kMin);  // more than the heap's free top: the heap grows by it plus the pad
+  ::free(block);                          // (volatile: the compiler may not elide the pair)
+  ::mallopt(M_TOP_PAD, static_cast<int>(kMin));  // later growth, if the estimate was short, in steps of 64 MiB
+  const std::uintmax_t first = (from + kHuge - 1) / kHuge * kHuge, end = top();
+  if (end > first) ::madvise(reinterpret_cast<void*>(first), end - first, MADV_HUGEPAGE);  // a hint: failure is harmless
+#else
+  (void)input_bytes;
+#endif
 }
 
 void write_file_atomic(const std::filesystem::path& p, std::string_view bytes) {

@@ -35,7 +35,9 @@ int run_verify(const VerifyOptions& o) {
   std::string snap_digest, parent_digest;  // of the payloads, from the bytes as read
   bool has_parent = !o.parent.empty();
   try {
-    snap = decode_snapshot(read_file(o.file, max).view(), &snap_digest);
+    FileBytes bytes = read_file(o.file, max);
+    reserve_heap(bytes.view().size() * (has_parent ? 2 : 1));  // a parent is usually about as large
+    snap = decode_snapshot(bytes.view(), &snap_digest);
     if (has_parent) parent = decode_snapshot(read_file(o.parent, max).view(), &parent_digest);
   } catch (const InputError& e) {
     return report_bad_input(o.format, e.diag.code, e.diag.path, e.diag.message);

@@ -5,8 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <unistd.h>
 
@@ -75,6 +78,56 @@ TEST(FileBytesDeathTest, AFileThatShrinksWhileMappedIsBadInputNotACrash) {
       },
       ::testing::ExitedWithCode(2), "IO-1: an input file shrank");
   std::filesystem::remove(p);
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kOwnMalloc = false;  // AddressSanitizer replaces malloc: mallopt and the heap are not glibc's
+#else
+constexpr bool kOwnMalloc = true;
+#endif
+
+std::uintptr_t heap_top() { return reinterpret_cast<std::uintptr_t>(::sbrk(0)); }
+
+// The VmFlags of the mapping that holds `addr`, from /proc/self/smaps ("" if none does).
+std::string vm_flags_at(std::uintptr_t addr) {
+  std::ifstream smaps("/proc/self/smaps");
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    std::uintptr_t lo = 0, hi = 0;
+    char dash = 0;
+    if (std::istringstream head(line); line.find(':') > line.find(' ') && head >> std::hex >> lo >> dash >> hi && dash == '-') {
+      inside = lo <= addr && addr < hi;  // a mapping's header line: "lo-hi perms offset dev inode path"
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line;
+    }
+  }
+  return "";
+}
+
+TEST(ReserveHeap, SmallInputsLeaveTheHeapAlone) {
+  const auto before = heap_top();
+  reserve_heap(std::uintmax_t{1} << 20);
+  EXPECT_LT(heap_top() - before, std::uintptr_t{16} << 20);
+}
+
+TEST(ReserveHeap, GrowsTheHeapOnceMarksItForHugePagesAndKeepsLargeBlocksOnIt) {
+  if (!kOwnMalloc) GTEST_SKIP() << "a sanitizer's allocator replaces glibc malloc; reserve_heap does nothing there";
+  const auto before = heap_top();
+  reserve_heap(std::uintmax_t{100} << 20);  // 100 MiB of text: about 600 MiB of address space, not touched
+  const auto after = heap_top();
+  ASSERT_GE(after - before, std::uintptr_t{600} << 20);
+  // A 300 MiB block (glibc would map it on its own) now comes from that heap: it may start in
+  // the free space the heap had before, but it ends inside the reserve, below the top.
+  constexpr std::size_t n = std::size_t{300} << 20;
+  void* volatile block = std::malloc(n);
+  const auto at = reinterpret_cast<std::uintptr_t>(block);
+  EXPECT_TRUE(before < at + n && at + n <= after) << std::hex << before << " " << at << " " << after;
+  EXPECT_EQ(heap_top(), after);  // and the heap did not have to grow for it
+  if (std::filesystem::exists("/sys/kernel/mm/transparent_hugepage")) {  // a kernel with THP records the advice
+    EXPECT_NE(vm_flags_at(at + n / 2).find(" hg"), std::string::npos) << vm_flags_at(at + n / 2);
+  }
+  std::free(block);
+  EXPECT_EQ(heap_top(), after);  // freeing keeps the reserve (no trimming)
 }
 
 TEST(WriteFileAtomic, ReplacesTheFileWithExactlyTheBytes) {
