@@ -155,8 +155,8 @@ Expr::Expr(Rat c) {
 }
 
 std::vector<Term>& Expr::mut() {
-  if (!rep_ || rep_.use_count() > 1) rep_ = rep_ ? std::make_shared<std::vector<Term>>(*rep_) : std::make_shared<std::vector<Term>>();
-  return *rep_;
+  if (!rep_ || rep_->use_count() > 1) rep_ = new Rep(rep_ ? rep_->terms : std::vector<Term>{});
+  return rep_->terms;
 }
 
 Expr Expr::symbol(std::string_view name) {

@@ -7,6 +7,9 @@
 
 #include "core/numbers.h"
 
+#include <boost/smart_ptr/intrusive_ptr.hpp>
+#include <boost/smart_ptr/intrusive_ref_counter.hpp>
+
 #include <functional>
 #include <memory>
 #include <optional>
@@ -85,10 +88,7 @@ class Expr {
   /// The constant value, if constant.
   [[nodiscard]] std::optional<Rat> constant() const;
   /// The terms, in canonical order.
-  [[nodiscard]] const std::vector<Term>& terms() const {
-    static const std::vector<Term> none;
-    return rep_ ? *rep_ : none;
-  }
+  [[nodiscard]] const std::vector<Term>& terms() const { static const std::vector<Term> none; return rep_ ? rep_->terms : none; }
   /// Evaluates with a binding for each symbol; nullopt if a symbol is unbound or a node
   /// divides by zero.
   [[nodiscard]] std::optional<Rat> eval(const std::function<std::optional<Rat>(std::string_view)>& env) const;
@@ -115,8 +115,10 @@ class Expr {
   static Expr node(Atom::Kind kind, Expr a, Expr b);
   std::vector<Term>& mut();  // the terms, writable: copied first while another Expr shares them
   // Immutable while shared, so copies are cheap and equal texts can share one representation
-  // (the decoder does that for repeated quantities); null for zero.
-  std::shared_ptr<std::vector<Term>> rep_;
+  // (the decoder does that for repeated quantities); null for zero. The count lives in the
+  // representation, so an Expr is one pointer (a Work of seven quantities, 56 bytes).
+  struct Rep : boost::intrusive_ref_counter<Rep> { explicit Rep(std::vector<Term> t) : terms(std::move(t)) {} std::vector<Term> terms; };
+  boost::intrusive_ptr<Rep> rep_;
 };
 
 }  // namespace plancert
