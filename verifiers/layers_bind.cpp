@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <set>
+#include <span>
 #include <unordered_map>
 
 namespace plancert::layers {
@@ -83,32 +85,41 @@ void race(check::Ctx& c, const ConcretePlanIR& p, const std::vector<std::int64_t
   }
   const std::size_t nb = p.buffers.size(), n = p.commands.size();
   auto cid = [&](std::size_t v) { return in_quotes(p.commands[v].id); };
-  std::vector<std::vector<std::pair<std::uint32_t, bool>>> acc(nb);  // accesses in topological order (read + write = write)
+  // Accesses of buffer b in topological order (read + write = write): acc[off[b] .. off[b + 1]), one
+  // array counted then filled. wrote[b] == v exactly when v writes b (its writes come first), in either pass.
+  std::vector<std::size_t> off(nb + 2, 0);
   std::vector<std::uint32_t> wrote(nb, UINT32_MAX);
-  for (std::uint32_t v : h.order) {
-    for (Index b : p.commands[v].writes) { acc[static_cast<std::size_t>(b)].push_back({v, true}); wrote[static_cast<std::size_t>(b)] = v; }
-    for (Index b : p.commands[v].reads)
-      if (wrote[static_cast<std::size_t>(b)] != v) acc[static_cast<std::size_t>(b)].push_back({v, false});
-  }
+  auto each_access = [&](auto&& fn) {
+    for (std::uint32_t v : h.order) {
+      for (Index b : p.commands[v].writes) fn(static_cast<std::size_t>(b), v, true), wrote[static_cast<std::size_t>(b)] = v;
+      for (Index b : p.commands[v].reads) if (wrote[static_cast<std::size_t>(b)] != v) fn(static_cast<std::size_t>(b), v, false);
+    }
+  };
+  each_access([&](std::size_t b, std::uint32_t, bool) { ++off[b + 2]; });
+  std::partial_sum(off.begin(), off.end(), off.begin());  // off[b + 1]: where b's accesses start
+  std::vector<std::pair<std::uint32_t, bool>> acc(off[nb + 1]);
+  each_access([&](std::size_t b, std::uint32_t v, bool wr) { acc[off[b + 1]++] = {v, wr}; });  // then off[b + 1]: where they end
   // RACE-1: per buffer, every access happens after the write before it and every write after
   // the reads since that write. head: leading reads and the first write; tail: the last write
   // and the reads after it. Every access happens after some head and before some tail access.
-  std::vector<std::vector<std::uint32_t>> head(nb), tail(nb);
+  // Both are ranges of acc: head [off[b], ends[b][0]), tail [ends[b][1], ends[b][2]).
+  std::vector<std::array<std::size_t, 3>> ends(nb);
+  auto head = [&](std::size_t b) { return std::span(acc).subspan(off[b], ends[b][0] - off[b]); };
+  auto tail = [&](std::size_t b) { return std::span(acc).subspan(ends[b][1], ends[b][2] - ends[b][1]); };
   for (std::size_t b = 0; b < nb; ++b) {
     std::int64_t w = -1, bad = -1;
-    for (std::size_t i = 0, sized = p.buffers[b].size > 0; sized && i < acc[b].size() && bad < 0; ++i) {
-      if (w >= 0 && i + 8 < acc[b].size()) __builtin_prefetch(&h.vc[acc[b][i + 8].first * h.k + h.chain[static_cast<std::size_t>(w)]]);  // its before(w, .)
-      auto [v, wr] = acc[b][i];
+    std::size_t i = off[b], hend = i, tw = i;  // tw: where the last write is (or the first access)
+    for (const bool sized = p.buffers[b].size > 0; sized && i < off[b + 1] && bad < 0; ++i) {
+      if (w >= 0 && i + 8 < off[b + 1]) __builtin_prefetch(&h.vc[acc[i + 8].first * h.k + h.chain[static_cast<std::size_t>(w)]]);  // its before(w, .)
+      auto [v, wr] = acc[i];
       bad = w >= 0 && !h.before(static_cast<std::size_t>(w), v) ? w : -1;
-      if (wr)
-        for (std::uint32_t r : tail[b]) bad = bad < 0 && !h.before(r, v) ? r : bad;
+      for (std::size_t j = tw + (w >= 0); wr && j < i; ++j) bad = bad < 0 && !h.before(acc[j].first, v) ? acc[j].first : bad;  // the reads since w
       if (bad >= 0)
-        c.err("RACE-1", at("buffers", b), "commands " + cid(static_cast<std::size_t>(bad)) + " and " + cid(v) + " access buffer " + in_quotes(p.buffers[b].id) +
-                                              ", one of them writes, and neither happens before the other");
-      if (w < 0) head[b].push_back(v);
-      if (wr) { tail[b].clear(); w = v; } else { tail[b].push_back(v); }
+        c.err("RACE-1", at("buffers", b), "commands " + cid(static_cast<std::size_t>(bad)) + " and " + cid(v) + " access buffer " + in_quotes(p.buffers[b].id) + ", one of them writes, and neither happens before the other");
+      if (w < 0) hend = i + 1;
+      if (wr) w = v, tw = i;
     }
-    if (w >= 0) tail[b].push_back(static_cast<std::uint32_t>(w));
+    ends[b] = {hend, tw, i};
   }
   // RACE-2: on each device, buffers that share a byte are ordered as wholes (every access of one
   // happens before every access of the other) and neither is pinned. Address sweep: the active
@@ -120,17 +131,17 @@ void race(check::Ctx& c, const ConcretePlanIR& p, const std::vector<std::int64_t
   auto start_of = [&](std::size_t b) { return Int(p.regions[static_cast<std::size_t>(p.buffers[b].region)].offset + p.buffers[b].offset); };
   std::vector<std::tuple<Index, Int, int, std::uint32_t>> ev;  // (device, address, 0 = end / 1 = start, buffer)
   for (std::size_t b = 0; b < nb; ++b)
-    if (p.buffers[b].size > 0 && (pinned(p.buffers[b].storage) || !head[b].empty())) {
+    if (p.buffers[b].size > 0 && (pinned(p.buffers[b].storage) || !head(b).empty())) {
       ev.emplace_back(device_of(b), start_of(b), 1, static_cast<std::uint32_t>(b));
       ev.emplace_back(device_of(b), start_of(b) + p.buffers[b].size, 0, static_cast<std::uint32_t>(b));
     }
   std::sort(ev.begin(), ev.end());
   std::set<std::pair<std::uint64_t, std::uint32_t>> active;  // a device's buffers all end before the next device's start
-  auto key = [&](std::uint32_t b) { return std::make_pair(pinned(p.buffers[b].storage) ? 0 : std::uint64_t{topo[head[b].front()]} + 1, b); };
+  auto key = [&](std::uint32_t b) { return std::make_pair(pinned(p.buffers[b].storage) ? 0 : std::uint64_t{topo[head(b).front().first]} + 1, b); };
   auto check = [&](std::uint32_t a, std::uint32_t b) {
     bool ok = !pinned(p.buffers[a].storage) && !pinned(p.buffers[b].storage);
-    for (std::uint32_t x : tail[a])
-      for (std::uint32_t y : head[b]) ok = ok && h.before(x, y);
+    for (auto [x, xw] : tail(a))
+      for (auto [y, yw] : head(b)) ok = ok && h.before(x, y);
     if (!ok)
       c.err("RACE-2", at("buffers", b), "buffers " + in_quotes(p.buffers[a].id) + " and " + in_quotes(p.buffers[b].id) +
                                             " share device memory, but one is pinned or not every access of one happens before every access of the other");
@@ -154,8 +165,8 @@ void race(check::Ctx& c, const ConcretePlanIR& p, const std::vector<std::int64_t
       if (device_of(b) != m.device) continue;
       peak = std::max(peak, Int(start_of(b) + p.buffers[b].size));
       bool from = false, to = false;
-      for (std::uint32_t y : head[b]) from = from || (w >= 0 && h.before(y, static_cast<std::size_t>(w)));
-      for (std::uint32_t x : tail[b]) to = to || (w >= 0 && x != w && h.before(static_cast<std::size_t>(w), x));
+      for (auto [y, yw] : head(b)) from = from || (w >= 0 && h.before(y, static_cast<std::size_t>(w)));
+      for (auto [x, xw] : tail(b)) to = to || (w >= 0 && x != w && h.before(static_cast<std::size_t>(w), x));
       if (pinned(p.buffers[b].storage) || (from && to)) live += p.buffers[b].size;
     }
     if (peak != m.peak_bytes || live != m.lower_bound_bytes)

@@ -289,8 +289,7 @@ Exit exit_for_code(std::string_view code) {
 Diagnostics verify_snapshot(const AnySnapshot& any, std::string_view payload_digest) {
   Diagnostics d;
   Ctx c{d};
-  std::visit(
-      [&](const auto& s) {
+  std::visit([&](const auto& s) {
         bool wellformed = is_digest(s.digest);
         if (!wellformed) c.err("DIGEST-2", "/digest", "the digest must be 64 lowercase hex digits");
         for (std::size_t i = 0; i < s.parents.size(); ++i)
@@ -300,16 +299,14 @@ Diagnostics verify_snapshot(const AnySnapshot& any, std::string_view payload_dig
           if (actual != s.digest)
             c.err("DIGEST-1", "/digest", "the stored digest does not match the payload", {"stored:     " + s.digest, "recomputed: " + actual});
         }
-        const std::size_t layer = any.index();
-        const std::size_t want = layer == 0 ? 0 : 1;
+        const std::size_t layer = any.index(), want = layer == 0 ? 0 : 1;
         if (s.parents.size() != want)
           c.err("DIGEST-4", "/parents", std::string(schema_of(any)) + " must have exactly " + std::to_string(want) + " parent digest(s), found " + std::to_string(s.parents.size()));
         identity(c, s.payload, layer, layer == 0);
         symbols(c, s.payload);
         Scratch scratch(scratch_size(s.payload));
         layer_checks(c, s.payload, scratch);
-      },
-      any);
+      }, any);
   return d;
 }
 
@@ -320,8 +317,7 @@ Diagnostics verify_transition(const AnySnapshot& parent, const AnySnapshot& chil
   const std::size_t expected_parent = cl == 0 ? SIZE_MAX : (cl <= 3 ? cl - 1 : 3);
   if (pl != expected_parent) {
     constexpr std::string_view kNames[] = {"ModelIR", "DistributedTaskIR", "PortablePlanIR", "ConcretePlanIR"};
-    c.err("DIGEST-5", "/parents/0",
-          cl == 0 ? std::string("a ModelIR is a root and has no parent")
+    c.err("DIGEST-5", "/parents/0", cl == 0 ? std::string("a ModelIR is a root and has no parent")
                   : "the parent of a " + std::string(schema_of(child)) + " must be a " + std::string(kNames[expected_parent]) + ", not a " +
                         std::string(schema_of(parent)));
     return d;
@@ -333,16 +329,14 @@ Diagnostics verify_transition(const AnySnapshot& parent, const AnySnapshot& chil
   // LINEAGE-2: every source names an entity of the parent.
   std::unordered_set<std::string_view> parent_ids;
   std::visit([&](const auto& s) { entities(s.payload, [&](std::string_view, std::size_t, const std::string& id, const Lineage*, const Attrs*) { parent_ids.insert(id); }); }, parent);
-  std::visit(
-      [&](const auto& s) {
+  std::visit([&](const auto& s) {
         entities(s.payload, [&](std::string_view array, std::size_t i, const std::string&, const Lineage* lin, const Attrs*) {
           if (!lin) return;
           for (std::size_t k = 0; k < lin->sources.size(); ++k)
             if (!parent_ids.count(lin->sources[k]))
               c.err("LINEAGE-2", at(array, i, "lineage/sources", static_cast<std::int64_t>(k)), "source \"" + lin->sources[k] + "\" is not an entity of the parent snapshot");
         });
-      },
-      child);
+      }, child);
   if (cl == 1) {
     layers::model_to_distributed(c, std::get<0>(parent).payload, std::get<1>(child).payload);
     layers::model_to_distributed_infer(c, std::get<0>(parent).payload, std::get<1>(child).payload);
