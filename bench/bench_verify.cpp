@@ -514,7 +514,7 @@ int verify_child(const char* file) {
   try {
     std::string digest;
     cli::FileBytes text = cli::read_file(file, std::uintmax_t{1} << 40);  // mapped, as plancert verify reads it
-    cli::reserve_heap(text.view().size());                                // and the heap prepared as it does
+    cli::reserve_heap(cli::heap_for_input(text.view().size()));          // and the heap prepared as it does
     AnySnapshot s = decode_snapshot(text.view(), &digest);
     Diagnostics d = verify_snapshot(s, digest);
     if (!d.ok()) {

@@ -72,17 +72,17 @@ FileBytes read_file(const std::filesystem::path& p, std::uintmax_t max_bytes) {
   return {static_cast<const char*>(m), static_cast<std::size_t>(size)};
 }
 
-void reserve_heap(std::uintmax_t input_bytes) {
+void reserve_heap(std::uintmax_t heap_bytes) {
 #if defined(__GLIBC__) && defined(MADV_HUGEPAGE)
   constexpr std::uintmax_t kMin = std::uintmax_t{64} << 20, kHuge = std::uintmax_t{2} << 20;
   // glibc hands the heap's free top back to the system once it reaches the trim threshold,
   // at most INT32_MAX: the reserve stays below that.
   constexpr std::uintmax_t kMax = INT32_MAX - 2 * kMin;
-  if (input_bytes < kMin) return;
+  if (heap_bytes < 4 * kMin) return;
   const auto top = [] { return reinterpret_cast<std::uintptr_t>(::sbrk(0)); };
   ::mallopt(M_MMAP_MAX, 0);  // large blocks (the command array) come from the heap too
   ::mallopt(M_TRIM_THRESHOLD, INT32_MAX);
-  ::mallopt(M_TOP_PAD, static_cast<int>(std::min(6 * input_bytes, kMax)));
+  ::mallopt(M_TOP_PAD, static_cast<int>(std::min(heap_bytes, kMax)));
   const std::uintmax_t from = top();
   void* volatile block = ::malloc(kMin);  // more than the heap's free top: the heap grows by it plus the pad
   ::free(block);                          // (volatile: the compiler may not elide the pair)
@@ -90,7 +90,7 @@ void reserve_heap(std::uintmax_t input_bytes) {
   const std::uintmax_t first = (from + kHuge - 1) / kHuge * kHuge, end = top();
   if (end > first) ::madvise(reinterpret_cast<void*>(first), end - first, MADV_HUGEPAGE);  // a hint: failure is harmless
 #else
-  (void)input_bytes;
+  (void)heap_bytes;
 #endif
 }
 

@@ -42,17 +42,28 @@ class FileBytes {
 /// file) or IO-2 (larger than `max_bytes`, checked before reading).
 FileBytes read_file(const std::filesystem::path& p, std::uintmax_t max_bytes = kDefaultMaxInputBytes);
 
-/// Prepares the heap for decoding about `input_bytes` of snapshot text (a decoded plan takes
-/// roughly 1.3 times its text). Below 64 MiB it does nothing. Above, on glibc, it grows the
-/// heap once by twice that (address space only: pages are committed when first touched),
-/// asks the kernel to back that range with transparent huge pages (`MADV_HUGEPAGE`), and
-/// keeps every later block, large ones included, on that heap (`M_MMAP_MAX` 0, no trimming).
+/// Heap that decoding `input_bytes` of snapshot text may reserve: a decoded plan touches about
+/// 1.5 times its text, and the decoder reserves capacity for long arrays from estimates (up to
+/// 4 bytes per input byte of address space, never touched beyond what is used).
+constexpr std::uintmax_t heap_for_input(std::uintmax_t input_bytes) { return 6 * input_bytes; }
+
+/// Heap for a run whose size is not known in advance but may be large (binding a plan to a
+/// target): as much as reserve_heap() reserves at most.
+inline constexpr std::uintmax_t kLargeRunHeap = std::uintmax_t{2} << 30;
+
+/// Prepares the heap for a run that will allocate up to about `heap_bytes`. Below 256 MiB it
+/// does nothing. Above, on glibc, it grows the heap once by that much (at most 2 GiB minus
+/// 128 MiB, where glibc would trim it; address space only: pages are committed when first
+/// touched), asks the kernel to back that range with transparent huge pages
+/// (`MADV_HUGEPAGE`), and keeps every later block, large ones included, on the heap
+/// (`M_MMAP_MAX` 0, no trimming); growth beyond the reserve continues in 64 MiB steps.
 ///
-/// Why: first touches of fresh memory dominate decoding a large plan, and on virtual
-/// machines each 4 KiB page fault is expensive; 2 MiB pages take 512 times fewer faults.
-/// Purely a performance hint: if the kernel has THP disabled, or the heap cannot grow (glibc
-/// then falls back to mmap), allocation works exactly as before.
-void reserve_heap(std::uintmax_t input_bytes);
+/// Why: first touches of fresh memory dominate decoding or building a large plan, and on
+/// virtual machines each 4 KiB page fault is expensive; 2 MiB pages take 512 times fewer
+/// faults. Purely a performance hint: if the kernel has THP disabled, or the heap cannot grow
+/// (glibc then falls back to mmap), allocation works exactly as before. Under AddressSanitizer
+/// (its own allocator) it has no effect.
+void reserve_heap(std::uintmax_t heap_bytes);
 
 /// Writes `bytes` to `p` atomically: a temporary file in the same directory, flushed, then
 /// renamed over `p`. A failed or interrupted run leaves no partial file. Throws

@@ -106,14 +106,14 @@ std::string vm_flags_at(std::uintptr_t addr) {
 
 TEST(ReserveHeap, SmallInputsLeaveTheHeapAlone) {
   const auto before = heap_top();
-  reserve_heap(std::uintmax_t{1} << 20);
+  reserve_heap(std::uintmax_t{200} << 20);  // below the 256 MiB threshold
   EXPECT_LT(heap_top() - before, std::uintptr_t{16} << 20);
 }
 
 TEST(ReserveHeap, GrowsTheHeapOnceMarksItForHugePagesAndKeepsLargeBlocksOnIt) {
   if (!kOwnMalloc) GTEST_SKIP() << "a sanitizer's allocator replaces glibc malloc; reserve_heap does nothing there";
   const auto before = heap_top();
-  reserve_heap(std::uintmax_t{100} << 20);  // 100 MiB of text: about 600 MiB of address space, not touched
+  reserve_heap(heap_for_input(std::uintmax_t{100} << 20));  // 100 MiB of text: 600 MiB of address space, not touched
   const auto after = heap_top();
   ASSERT_GE(after - before, std::uintptr_t{600} << 20);
   // A 300 MiB block (glibc would map it on its own) now comes from that heap: it may start in
