@@ -102,7 +102,7 @@ bool id_syntax_ok(const std::string& id) {
 // ID-1, ID-2, LINEAGE-1, ATTR-1.
 template <class P>
 void identity(Ctx& c, const P& p, std::size_t layer, bool root) {
-  struct First { std::string_view id, array; std::size_t index; };
+  struct First { const std::string* id; const char* array; std::size_t index; };  // 24 bytes: array names are literals
   std::vector<First> first;  // each distinct id where it is first used
   std::vector<std::size_t> hash;  // of every id, first, so that the table slot of the id 16 ahead can be fetched early
   entities(p, [&](std::string_view, std::size_t, const std::string& id, auto&&...) { hash.push_back(std::hash<std::string_view>{}(id)); });
@@ -122,9 +122,9 @@ void identity(Ctx& c, const P& p, std::size_t layer, bool root) {
     const std::uint64_t h = hash[e++], tag = h >> 32 << 32;
     std::size_t k = h & mask;
     auto entry = [&]() -> const First& { return first[(slot[k] & 0xFFFFFFFF) - 1]; };  // the entity slot k holds
-    while (slot[k] && !((slot[k] >> 32 << 32) == tag && entry().id == id)) k = (k + 1) & mask;
+    while (slot[k] && !((slot[k] >> 32 << 32) == tag && *entry().id == id)) k = (k + 1) & mask;
     if (slot[k]) c.err("ID-1", at(array, i, "id"), "id \"" + id + "\" is not unique", {"first used at " + at(entry().array, entry().index)});
-    else { first.push_back({id, array, i}); slot[k] = tag | first.size(); }
+    else { first.push_back({&id, array.data(), i}); slot[k] = tag | first.size(); }
     if (lin) {
       if (!declared.count(lin->rule)) c.err("LINEAGE-1", at(array, i, "lineage/rule"), "rule \"" + lin->rule + "\" is not declared in /payload/rules");
       if (root && (lin->kind != LineageKind::introduced || !lin->sources.empty()))
