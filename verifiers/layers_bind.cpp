@@ -140,8 +140,8 @@ void race(check::Ctx& c, const ConcretePlanIR& p, const std::vector<std::int64_t
   auto key = [&](std::uint32_t b) { return std::make_pair(pinned(p.buffers[b].storage) ? 0 : std::uint64_t{topo[head(b).front().first]} + 1, b); };
   auto check = [&](std::uint32_t a, std::uint32_t b) {
     bool ok = !pinned(p.buffers[a].storage) && !pinned(p.buffers[b].storage);
-    for (auto [x, xw] : tail(a))
-      for (auto [y, yw] : head(b)) ok = ok && h.before(x, y);
+    for (const auto& x : tail(a))
+      for (const auto& y : head(b)) ok = ok && h.before(x.first, y.first);
     if (!ok)
       c.err("RACE-2", at("buffers", b), "buffers " + in_quotes(p.buffers[a].id) + " and " + in_quotes(p.buffers[b].id) +
                                             " share device memory, but one is pinned or not every access of one happens before every access of the other");
@@ -165,8 +165,8 @@ void race(check::Ctx& c, const ConcretePlanIR& p, const std::vector<std::int64_t
       if (device_of(b) != m.device) continue;
       peak = std::max(peak, Int(start_of(b) + p.buffers[b].size));
       bool from = false, to = false;
-      for (auto [y, yw] : head(b)) from = from || (w >= 0 && h.before(y, static_cast<std::size_t>(w)));
-      for (auto [x, xw] : tail(b)) to = to || (w >= 0 && x != w && h.before(static_cast<std::size_t>(w), x));
+      for (const auto& y : head(b)) from = from || (w >= 0 && h.before(y.first, static_cast<std::size_t>(w)));
+      for (const auto& x : tail(b)) to = to || (w >= 0 && x.first != w && h.before(static_cast<std::size_t>(w), x.first));
       if (pinned(p.buffers[b].storage) || (from && to)) live += p.buffers[b].size;
     }
     if (peak != m.peak_bytes || live != m.lower_bound_bytes)

@@ -290,23 +290,23 @@ Diagnostics verify_snapshot(const AnySnapshot& any, std::string_view payload_dig
   Diagnostics d;
   Ctx c{d};
   std::visit([&](const auto& s) {
-        bool wellformed = is_digest(s.digest);
-        if (!wellformed) c.err("DIGEST-2", "/digest", "the digest must be 64 lowercase hex digits");
-        for (std::size_t i = 0; i < s.parents.size(); ++i)
-          if (!is_digest(s.parents[i])) c.err("DIGEST-2", "/parents/" + std::to_string(i), "a parent digest must be 64 lowercase hex digits");
-        if (wellformed) {
-          std::string actual = payload_digest.empty() ? digest_of(s.payload) : std::string(payload_digest);
-          if (actual != s.digest)
-            c.err("DIGEST-1", "/digest", "the stored digest does not match the payload", {"stored:     " + s.digest, "recomputed: " + actual});
-        }
-        const std::size_t layer = any.index(), want = layer == 0 ? 0 : 1;
-        if (s.parents.size() != want)
-          c.err("DIGEST-4", "/parents", std::string(schema_of(any)) + " must have exactly " + std::to_string(want) + " parent digest(s), found " + std::to_string(s.parents.size()));
-        identity(c, s.payload, layer, layer == 0);
-        symbols(c, s.payload);
-        Scratch scratch(scratch_size(s.payload));
-        layer_checks(c, s.payload, scratch);
-      }, any);
+    bool wellformed = is_digest(s.digest);
+    if (!wellformed) c.err("DIGEST-2", "/digest", "the digest must be 64 lowercase hex digits");
+    for (std::size_t i = 0; i < s.parents.size(); ++i)
+      if (!is_digest(s.parents[i])) c.err("DIGEST-2", "/parents/" + std::to_string(i), "a parent digest must be 64 lowercase hex digits");
+    if (wellformed) {
+      std::string actual = payload_digest.empty() ? digest_of(s.payload) : std::string(payload_digest);
+      if (actual != s.digest)
+        c.err("DIGEST-1", "/digest", "the stored digest does not match the payload", {"stored:     " + s.digest, "recomputed: " + actual});
+    }
+    const std::size_t layer = any.index(), want = layer == 0 ? 0 : 1;
+    if (s.parents.size() != want)
+      c.err("DIGEST-4", "/parents", std::string(schema_of(any)) + " must have exactly " + std::to_string(want) + " parent digest(s), found " + std::to_string(s.parents.size()));
+    identity(c, s.payload, layer, layer == 0);
+    symbols(c, s.payload);
+    Scratch scratch(scratch_size(s.payload));
+    layer_checks(c, s.payload, scratch);
+  }, any);
   return d;
 }
 
@@ -318,8 +318,8 @@ Diagnostics verify_transition(const AnySnapshot& parent, const AnySnapshot& chil
   if (pl != expected_parent) {
     constexpr std::string_view kNames[] = {"ModelIR", "DistributedTaskIR", "PortablePlanIR", "ConcretePlanIR"};
     c.err("DIGEST-5", "/parents/0", cl == 0 ? std::string("a ModelIR is a root and has no parent")
-                  : "the parent of a " + std::string(schema_of(child)) + " must be a " + std::string(kNames[expected_parent]) + ", not a " +
-                        std::string(schema_of(parent)));
+                                            : "the parent of a " + std::string(schema_of(child)) + " must be a " + std::string(kNames[expected_parent]) + ", not a " +
+                                                  std::string(schema_of(parent)));
     return d;
   }
   const std::string& pd = std::visit([](const auto& s) -> const std::string& { return s.digest; }, parent);
@@ -330,13 +330,13 @@ Diagnostics verify_transition(const AnySnapshot& parent, const AnySnapshot& chil
   std::unordered_set<std::string_view> parent_ids;
   std::visit([&](const auto& s) { entities(s.payload, [&](std::string_view, std::size_t, const std::string& id, const Lineage*, const Attrs*) { parent_ids.insert(id); }); }, parent);
   std::visit([&](const auto& s) {
-        entities(s.payload, [&](std::string_view array, std::size_t i, const std::string&, const Lineage* lin, const Attrs*) {
-          if (!lin) return;
-          for (std::size_t k = 0; k < lin->sources.size(); ++k)
-            if (!parent_ids.count(lin->sources[k]))
-              c.err("LINEAGE-2", at(array, i, "lineage/sources", static_cast<std::int64_t>(k)), "source \"" + lin->sources[k] + "\" is not an entity of the parent snapshot");
-        });
-      }, child);
+    entities(s.payload, [&](std::string_view array, std::size_t i, const std::string&, const Lineage* lin, const Attrs*) {
+      if (!lin) return;
+      for (std::size_t k = 0; k < lin->sources.size(); ++k)
+        if (!parent_ids.count(lin->sources[k]))
+          c.err("LINEAGE-2", at(array, i, "lineage/sources", static_cast<std::int64_t>(k)), "source \"" + lin->sources[k] + "\" is not an entity of the parent snapshot");
+    });
+  }, child);
   if (cl == 1) {
     layers::model_to_distributed(c, std::get<0>(parent).payload, std::get<1>(child).payload);
     layers::model_to_distributed_infer(c, std::get<0>(parent).payload, std::get<1>(child).payload);
