@@ -109,6 +109,7 @@ bool Reader::next_element() {
   }
   if (path_.back().index != -2) expect(',');  // -2: no element read yet
   path_.back().index = path_.back().index < 0 ? 0 : path_.back().index + 1;
+  __builtin_prefetch(s_.data() + std::min(pos_ + 4096, s_.size()));  // the page ahead: its TLB entry and first line, early
   return true;
 }
 
