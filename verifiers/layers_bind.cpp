@@ -29,7 +29,7 @@ std::string in_quotes(const std::string& s) { return "\"" + s + "\""; }
 // position in chain q of a command that happens before v or is v.
 struct Hb {
   std::size_t k = 0;
-  std::vector<std::uint32_t> order, chain, pos, vc;
+  std::vector<std::uint32_t> order, chain, pos; std::unique_ptr<std::uint32_t[]> vc;  // vc: each row zeroed when it is computed
   [[nodiscard]] bool before(std::size_t a, std::size_t b) const { return a == b || vc[b * k + chain[a]] >= pos[a]; }
 };
 
@@ -60,12 +60,12 @@ int happens_before(const ConcretePlanIR& p, const std::vector<std::int64_t>& sig
   }
   h.k = tail.size();
   if (h.k * n > (std::size_t{1} << 25)) return 2;
-  h.vc.assign(h.k * n, 0);
+  h.vc.reset(new std::uint32_t[h.k * n]);  // uninitialised: one pass over the table, not two
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint32_t v = h.order[i];
     if (i + 16 < n)  // predecessors' rows lie far back: fetch them a few commands ahead
       preds(h.order[i + 16], [&](std::size_t u) { __builtin_prefetch(&h.vc[u * h.k]), __builtin_prefetch(&h.vc[u * h.k + h.k - 1]); });
-    std::uint32_t* cv = &h.vc[v * h.k];
+    std::uint32_t* cv = std::fill_n(&h.vc[v * h.k], h.k, 0) - h.k;
     preds(v, [&](std::size_t u) {
       const std::uint32_t* cu = &h.vc[u * h.k];  // u != v: a different row
       for (std::size_t q = 0; q < h.k; ++q) cv[q] = std::max(cv[q], cu[q]);
