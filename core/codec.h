@@ -11,12 +11,13 @@
 #include "core/json.h"
 #include "core/numbers.h"
 
+#include <boost/container/flat_map.hpp>
+
 #include <algorithm>
 #include <array>
 #include <bit>
 #include <charconv>
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,6 +26,9 @@
 #include <vector>
 
 namespace plancert::codec {
+
+/// String-to-string annotations: one sorted array (no node per entry), iterated in key order.
+using StringMap = boost::container::flat_map<std::string, std::string>;
 
 /// One reflected field: its JSON name and the member pointer.
 template <class C, class M>
@@ -130,7 +134,7 @@ void decode(json::Reader& r, E& v) {
 template <class T> void decode(json::Reader& r, std::vector<T>& v);
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 template <class T> void decode(json::Reader& r, std::optional<T>& v);
-void decode(json::Reader& r, std::map<std::string, std::string>& v);
+void decode(json::Reader& r, StringMap& v);
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 template <Reflected T> void decode(json::Reader& r, T& v);
 
@@ -153,7 +157,7 @@ void decode(json::Reader& r, std::optional<T>& v) {
   decode(r, v.emplace());
 }
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
-inline void decode(json::Reader& r, std::map<std::string, std::string>& v) {
+inline void decode(json::Reader& r, StringMap& v) {
   if (r.peek() != json::Kind::Object) r.fail("SCHEMA-5", "expected an object");
   v.clear();
   r.begin_object();
@@ -217,7 +221,7 @@ void encode(json::Writer& w, E v) { w.string(enum_name(v)); }
 template <class T> void encode(json::Writer& w, const std::vector<T>& v);
 /// Encodes one value canonically.
 template <class T> void encode(json::Writer& w, const std::optional<T>& v);
-void encode(json::Writer& w, const std::map<std::string, std::string>& v);
+void encode(json::Writer& w, const StringMap& v);
 /// Encodes one value canonically.
 template <Reflected T> void encode(json::Writer& w, const T& v);
 
@@ -235,7 +239,7 @@ void encode(json::Writer& w, const std::optional<T>& v) {
   else w.null();
 }
 /// Encodes one value canonically.
-inline void encode(json::Writer& w, const std::map<std::string, std::string>& v) {
+inline void encode(json::Writer& w, const StringMap& v) {
   w.begin_object();
   for (const auto& [k, x] : v) { w.key(k); w.string(x); }
   w.end_object();

@@ -17,7 +17,6 @@
 #include "core/numbers.h"
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,8 +28,8 @@ using codec::field;
 using Index = std::int64_t;
 /// A list of indices.
 using Indices = std::vector<Index>;
-/// Free-form string annotations.
-using Attrs = std::map<std::string, std::string>;
+/// Free-form string annotations, sorted by key (a flat map: one block per annotated entity).
+using Attrs = codec::StringMap;
 
 /// How an entity came to be.
 enum class LineageKind { derived, introduced };
