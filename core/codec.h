@@ -27,8 +27,10 @@
 
 namespace plancert::codec {
 
-/// String-to-string annotations: one sorted array (no node per entry), iterated in key order.
-using StringMap = boost::container::flat_map<std::string, std::string>;
+/// Free-form string annotations, sorted by key: a flat map (one block per annotated entity,
+/// not a node per entry). Unlike std::map, its keys can be changed through an iterator, so
+/// the encoder checks their order (see encode()).
+using Attrs = boost::container::flat_map<std::string, std::string>;
 
 /// One reflected field: its JSON name and the member pointer.
 template <class C, class M>
@@ -134,7 +136,7 @@ void decode(json::Reader& r, E& v) {
 template <class T> void decode(json::Reader& r, std::vector<T>& v);
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 template <class T> void decode(json::Reader& r, std::optional<T>& v);
-void decode(json::Reader& r, StringMap& v);
+void decode(json::Reader& r, Attrs& v);
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 template <Reflected T> void decode(json::Reader& r, T& v);
 
@@ -157,7 +159,7 @@ void decode(json::Reader& r, std::optional<T>& v) {
   decode(r, v.emplace());
 }
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
-inline void decode(json::Reader& r, StringMap& v) {
+inline void decode(json::Reader& r, Attrs& v) {
   if (r.peek() != json::Kind::Object) r.fail("SCHEMA-5", "expected an object");
   v.clear();
   r.begin_object();
@@ -221,7 +223,7 @@ void encode(json::Writer& w, E v) { w.string(enum_name(v)); }
 template <class T> void encode(json::Writer& w, const std::vector<T>& v);
 /// Encodes one value canonically.
 template <class T> void encode(json::Writer& w, const std::optional<T>& v);
-void encode(json::Writer& w, const StringMap& v);
+void encode(json::Writer& w, const Attrs& v);
 /// Encodes one value canonically.
 template <Reflected T> void encode(json::Writer& w, const T& v);
 
@@ -239,7 +241,10 @@ void encode(json::Writer& w, const std::optional<T>& v) {
   else w.null();
 }
 /// Encodes one value canonically.
-inline void encode(json::Writer& w, const StringMap& v) {
+/// Throws std::logic_error if the keys are not strictly increasing (changed through an
+/// iterator by an untrusted producer): no digest is ever computed over such a map.
+inline void encode(json::Writer& w, const Attrs& v) {
+  if (std::adjacent_find(v.begin(), v.end(), [](const auto& a, const auto& b) { return !(a.first < b.first); }) != v.end()) throw std::logic_error("annotation keys out of order or repeated");
   w.begin_object();
   for (const auto& [k, x] : v) { w.key(k); w.string(x); }
   w.end_object();

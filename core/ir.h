@@ -23,13 +23,11 @@
 
 namespace plancert {
 
-using codec::field;
+using codec::field, codec::Attrs;  // Attrs: annotations (core/codec.h)
 /// An index into an array of the same snapshot.
 using Index = std::int64_t;
 /// A list of indices.
 using Indices = std::vector<Index>;
-/// Free-form string annotations, sorted by key (a flat map: one block per annotated entity).
-using Attrs = codec::StringMap;
 
 /// How an entity came to be.
 enum class LineageKind { derived, introduced };

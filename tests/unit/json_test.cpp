@@ -233,6 +233,24 @@ TEST(Json, SameAgreesWithStringEqualityAtEveryLengthAndPosition) {
 // decode_snapshot decodes the payload where it stands when it knows the schema (read before the
 // payload, or guessed from the text's last `,"schema":"`); otherwise, or when that fails, it
 // finds the payload's extent first. Either way the result, the digest and the errors agree.
+// Attrs is a flat map, whose keys (unlike std::map's) can be changed through an iterator. The
+// encoder refuses keys out of order or repeated, so no digest is computed over such a map and
+// the gate never commits one.
+TEST(Json, AnnotationKeysOutOfOrderOrRepeatedAreNeverEncoded) {
+  ModelIR m;
+  m.name = "m";
+  auto& attrs = m.operations.emplace_back().attrs;
+  attrs = {{"b", "2"}, {"a", "1"}, {"c", "3"}};  // inserted out of order: the map sorts them
+  const std::string d = digest_of(m);
+  EXPECT_EQ(attrs.begin()->first, "a");
+  attrs.begin()->first = "d";  // now out of order
+  EXPECT_THROW(digest_of(m), std::logic_error);
+  attrs.begin()->first = "b";  // now repeated
+  EXPECT_THROW(digest_of(m), std::logic_error);
+  attrs.begin()->first = "a";
+  EXPECT_EQ(digest_of(m), d);
+}
+
 TEST(Json, PayloadDecodedInPlaceOrAfterItsExtentAlike) {
   Snapshot<ModelIR> s;
   s.payload.name = "m";
