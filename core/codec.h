@@ -159,17 +159,20 @@ void decode(json::Reader& r, std::optional<T>& v) {
   decode(r, v.emplace());
 }
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
+/// The entries are read in text order and sorted once at the end, so an object of n keys in
+/// any order takes O(n log n) (inserting each into the flat map would move O(n) entries).
+/// A repeated key is reported with the object's path.
 inline void decode(json::Reader& r, Attrs& v) {
   if (r.peek() != json::Kind::Object) r.fail("SCHEMA-5", "expected an object");
-  v.clear();
+  Attrs::sequence_type seq;
   r.begin_object();
-  std::string_view key;
-  while (r.next_key(key)) {
-    auto [it, fresh] = v.try_emplace(std::string(key));
-    if (!fresh) r.fail("JSON-2", "duplicate key \"" + it->first + "\"");
-    if (std::next(it) != v.end()) r.noncanonical();  // not in sorted order
-    decode(r, it->second);
+  for (std::string_view key; r.next_key(key);) {
+    if (!seq.empty() && !(seq.back().first < key)) r.noncanonical();  // not in sorted order (or repeated)
+    decode(r, seq.emplace_back(std::string(key), std::string()).second);
   }
+  std::sort(seq.begin(), seq.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  if (auto d = std::adjacent_find(seq.begin(), seq.end(), [](const auto& a, const auto& b) { return a.first == b.first; }); d != seq.end()) r.fail("JSON-2", "duplicate key \"" + d->first + "\"");
+  v.adopt_sequence(boost::container::ordered_unique_range, std::move(seq));
 }
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 template <Reflected T>

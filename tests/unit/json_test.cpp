@@ -251,6 +251,29 @@ TEST(Json, AnnotationKeysOutOfOrderOrRepeatedAreNeverEncoded) {
   EXPECT_EQ(digest_of(m), d);
 }
 
+// Annotations in any order decode to the sorted map (marked non-canonical, so the digest comes
+// from re-encoding); a key repeated anywhere in the object is JSON-2. The entries are sorted
+// once, not inserted one by one, so a long object in descending order stays n log n.
+TEST(Json, AnnotationsInAnyOrderDecodeSortedAndRepeatsAnywhereAreRejected) {
+  std::string attrs;
+  for (int i = 20000; i-- > 0;) attrs += (attrs.empty() ? "" : ",") + std::string("\"k") + std::to_string(100000 + i) + "\":\"" + std::to_string(i) + "\"";
+  Snapshot<ModelIR> s;
+  s.payload.name = "m";
+  s.payload.operations.emplace_back().id = "o";
+  const std::string base = encode_snapshot(s);
+  auto model = [&](const std::string& a) { std::string t = base; return t.replace(t.find(R"("attrs":{})"), 10, R"("attrs":{)" + a + "}"); };
+  std::string digest;
+  auto snap = decode_snapshot(model(attrs), &digest);
+  const auto& m = std::get<Snapshot<ModelIR>>(snap).payload;
+  ASSERT_EQ(m.operations.at(0).attrs.size(), 20000u);
+  EXPECT_EQ(m.operations[0].attrs.begin()->first, "k100000");
+  EXPECT_EQ(m.operations[0].attrs.rbegin()->second, "19999");
+  EXPECT_TRUE(std::is_sorted(m.operations[0].attrs.begin(), m.operations[0].attrs.end(), [](const auto& a, const auto& b) { return a.first < b.first; }));
+  EXPECT_EQ(digest, digest_of(m));
+  EXPECT_EQ(code_of(model(attrs + R"(,"k110000":"again")")), "JSON-2 /payload/operations/0/attrs");
+  EXPECT_EQ(code_of(model(R"("b":"1","a":"2","b":"3")")), "JSON-2 /payload/operations/0/attrs");
+}
+
 TEST(Json, PayloadDecodedInPlaceOrAfterItsExtentAlike) {
   Snapshot<ModelIR> s;
   s.payload.name = "m";
