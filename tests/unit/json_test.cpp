@@ -230,9 +230,6 @@ TEST(Json, SameAgreesWithStringEqualityAtEveryLengthAndPosition) {
   }
 }
 
-// decode_snapshot decodes the payload where it stands when it knows the schema (read before the
-// payload, or guessed from the text's last `,"schema":"`); otherwise, or when that fails, it
-// finds the payload's extent first. Either way the result, the digest and the errors agree.
 // Attrs is a flat map, whose keys (unlike std::map's) can be changed through an iterator. The
 // encoder refuses keys out of order or repeated, so no digest is computed over such a map and
 // the gate never commits one.
@@ -274,6 +271,9 @@ TEST(Json, AnnotationsInAnyOrderDecodeSortedAndRepeatsAnywhereAreRejected) {
   EXPECT_EQ(code_of(model(R"("b":"1","a":"2","b":"3")")), "JSON-2 /payload/operations/0/attrs");
 }
 
+// decode_snapshot decodes the payload where it stands when it knows the schema (read before the
+// payload, or guessed from the text's last `,"schema":"`); otherwise, or when that fails, it
+// finds the payload's extent first. Either way the result, the digest and the errors agree.
 TEST(Json, PayloadDecodedInPlaceOrAfterItsExtentAlike) {
   Snapshot<ModelIR> s;
   s.payload.name = "m";
