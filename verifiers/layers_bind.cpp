@@ -40,9 +40,9 @@ int happens_before(const ConcretePlanIR& p, const std::vector<std::int64_t>& sig
   if (p.queue)
     for (const auto& q : p.queue->queues)
       for (std::size_t k = 1; k < q.commands.size(); ++k) qprev[static_cast<std::size_t>(q.commands[k])] = q.commands[k - 1];
-  auto preds = [&](std::size_t v, auto&& fn) {
-    for (Index u : p.commands[v].dependencies) fn(static_cast<std::size_t>(u));
+  auto preds = [&](std::size_t v, auto&& fn) {  // the queue predecessor first: its clock covers most of the others'
     if (qprev[v] >= 0) fn(static_cast<std::size_t>(qprev[v]));
+    for (Index u : p.commands[v].dependencies) fn(static_cast<std::size_t>(u));
     for (Index t : p.commands[v].waits)
       if (std::int64_t u = signaller[static_cast<std::size_t>(t)]; u >= 0 && static_cast<std::size_t>(u) != v) fn(static_cast<std::size_t>(u));
   };
@@ -66,9 +66,9 @@ int happens_before(const ConcretePlanIR& p, const std::vector<std::int64_t>& sig
     if (i + 16 < n)  // predecessors' rows lie far back: fetch them a few commands ahead
       preds(h.order[i + 16], [&](std::size_t u) { __builtin_prefetch(&h.vc[u * h.k]), __builtin_prefetch(&h.vc[u * h.k + h.k - 1]); });
     std::uint32_t* cv = std::fill_n(&h.vc[v * h.k], h.k, 0) - h.k;
-    preds(v, [&](std::size_t u) {
-      const std::uint32_t* cu = &h.vc[u * h.k];  // u != v: a different row
-      for (std::size_t q = 0; q < h.k; ++q) cv[q] = std::max(cv[q], cu[q]);
+    preds(v, [&](std::size_t u) {  // u != v: a different row. Skipped when u happens before a predecessor merged already: its clock is no larger
+      if (cv[h.chain[u]] < h.pos[u])
+        for (std::size_t q = 0; q < h.k; ++q) cv[q] = std::max(cv[q], h.vc[u * h.k + q]);
     });
     cv[h.chain[v]] = h.pos[v];
   }
