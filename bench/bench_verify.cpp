@@ -30,6 +30,11 @@
 //   PLANCERT_BENCH_DIR     where the plan files go (default: a fresh directory in $TMPDIR)
 //   PLANCERT_BENCH_KEEP    if set, the plan files are kept
 //   PLANCERT_BIN           the plancert binary (default: the build tree's cli/plancert)
+//   PLANCERT_BENCH_PAUSE   seconds to wait, untimed, before each e2e_* run (default 0). Runs
+//                          back to back reuse memory the previous run freed; after a pause
+//                          of a few seconds this virtual machine has returned it to the host
+//                          (free page reporting) and a run pays for fresh pages, as a single
+//                          `plancert verify` does (README, Performance).
 // Exit status 1 if a plan could not be generated or was rejected, or a verify run failed.
 #include "bench/gen_plan.h"
 #include "cli/io.h"
@@ -56,6 +61,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #ifndef PLANCERT_CLI_BINARY
@@ -283,7 +289,9 @@ void bm_e2e(benchmark::State& state, std::size_t n, std::vector<std::string> cmd
   cmd.push_back(p.file.string());
   Times total;
   double user = 0, sys = 0, peak = 0;
+  const double pause = env("PLANCERT_BENCH_PAUSE") ? std::max(0.0, std::atof(env("PLANCERT_BENCH_PAUSE"))) : 0.0;
   for (auto _ : state) {
+    if (pause > 0) std::this_thread::sleep_for(std::chrono::duration<double>(pause));  // manual time: not counted
     RunResult r = run_measured(cmd);
     if (!r.error.empty()) {
       g_failed = true;
