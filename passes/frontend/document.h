@@ -216,6 +216,41 @@ Object native_section(const Node& root, const std::string& display, const char* 
 /// Records `where` as the origin of canonical field `field` in `p`.
 inline void note(Provenance& p, const std::string& field, const Location& where) { p.fields[field] = where.origin(); }
 
+/// Reads the members of one object into a loaded record and notes in the record's Provenance
+/// where each value came from, so that later checks can point at the input. `get` is one of
+/// Value's typed readers (`&Value::positive`, `&Value::boolean`, ...); `field` is the
+/// canonical field a member fills, the member's own key when not given.
+class Fields {
+ public:
+  /// The members of `o`, noted in `source`; `null_is_absent` as for Object::optional.
+  Fields(const Object& o, Provenance& source, bool null_is_absent = false) : o_(o), source_(source), null_is_absent_(null_is_absent) {}
+  /// The member `key` (CONFIG-2 when absent), noted as `field`.
+  Value required(const char* key, const char* field = nullptr) const {
+    Value v = o_.required(key);
+    note(source_, field ? field : key, v.where());
+    return v;
+  }
+  /// The member `key` if present, noted as `field`.
+  [[nodiscard]] std::optional<Value> optional(const char* key, const char* field = nullptr) const {
+    std::optional<Value> v = o_.optional(key, null_is_absent_);
+    if (v) note(source_, field ? field : key, v->where());
+    return v;
+  }
+  /// `out` = the member `key` read by `get`; the member is required.
+  template <class T, class Get>
+  void req(const char* key, T& out, Get get, const char* field = nullptr) const { out = (required(key, field).*get)(); }
+  /// `out` = the member `key` read by `get` when it is present; otherwise `out` keeps its value.
+  template <class T, class Get>
+  void opt(const char* key, T& out, Get get, const char* field = nullptr) const {
+    if (const std::optional<Value> v = optional(key, field)) out = ((*v).*get)();
+  }
+
+ private:
+  const Object& o_;
+  Provenance& source_;
+  bool null_is_absent_;
+};
+
 /// Origin of canonical `field` in `p`, or a fallback naming the canonical field.
 FieldOrigin origin_of(const Provenance& p, const std::string& field);
 

@@ -90,78 +90,29 @@ ModelConfig read_native_model(const Node& root, const std::string& display, cons
   ModelConfig m;
   m.source.file = display;
   m.source.format = SourceFormat::NativeToml;
+  const detail::Fields f(model, m.source);
 
-  if (const auto v = model.optional("family")) {
-    const std::size_t i = v->choice({"gpt", "llama", "opt", "generic"});
-    apply_family_preset(m, static_cast<ModelFamily>(i));
-    note(m.source, "family", v->where());
-  } else {
-    apply_family_preset(m, ModelFamily::Generic);
-  }
-  if (const auto v = model.optional("name")) {
-    m.name = v->nonempty_string();
-    note(m.source, "name", v->where());
-  } else {
-    m.name = detail::stem_without(path, {".toml", ".model"});
-  }
+  if (const auto v = f.optional("family")) apply_family_preset(m, static_cast<ModelFamily>(v->choice({"gpt", "llama", "opt", "generic"})));
+  else apply_family_preset(m, ModelFamily::Generic);
+  if (const auto v = f.optional("name")) m.name = v->nonempty_string();
+  else m.name = detail::stem_without(path, {".toml", ".model"});
 
-  auto dim = [&](const char* key, std::int64_t& out) {
-    const Value v = model.required(key);
-    out = v.positive();
-    note(m.source, key, v.where());
-  };
-  auto opt_dim = [&](const char* key, std::optional<std::int64_t>& out) {
-    if (const auto v = model.optional(key)) {
-      out = v->positive();
-      note(m.source, key, v->where());
-    }
-  };
-  auto flag = [&](const char* key, bool& out) {
-    if (const auto v = model.optional(key)) {
-      out = v->boolean();
-      note(m.source, key, v->where());
-    }
-  };
-
-  dim("hidden", m.hidden);
-  dim("ffn", m.ffn);
-  dim("heads", m.heads);
-  dim("layers", m.layers);
-  if (const auto v = model.optional("kv_heads")) {
+  for (auto [key, out] : {std::pair{"hidden", &m.hidden}, {"ffn", &m.ffn}, {"heads", &m.heads}, {"layers", &m.layers}}) f.req(key, *out, &Value::positive);
+  if (const auto v = f.optional("kv_heads")) {
     m.kv_heads = v->positive();
-    note(m.source, "kv_heads", v->where());
   } else {
     m.kv_heads = m.heads;
     m.source.fields["kv_heads"] = detail::origin_of(m.source, "heads");
   }
-  if (const auto v = model.optional("head_dim")) {
-    m.head_dim = v->positive();
-    note(m.source, "head_dim", v->where());
-  } else {
-    m.head_dim = derived_head_dim(m);
-  }
-  opt_dim("vocab", m.vocab);
-  opt_dim("max_positions", m.max_positions);
-  opt_dim("seq_length", m.seq_length);
-  flag("learned_positions", m.learned_positions);
-  flag("biases", m.biases);
-  flag("tied_embeddings", m.tied_embeddings);
-  flag("gated_mlp", m.gated_mlp);
-  flag("rope", m.rope);
-  flag("dropout", m.dropout);
-  flag("causal", m.causal);
-  if (const auto v = model.optional("norm")) {
-    m.norm = static_cast<NormKind>(v->choice({"layernorm", "rmsnorm"}));
-    note(m.source, "norm", v->where());
-  }
-  if (const auto v = model.optional("activation")) {
-    m.activation = static_cast<Activation>(v->choice({"gelu", "relu", "silu", "swiglu"}));
-    note(m.source, "activation", v->where());
-  }
-  if (const auto v = model.optional("dtype")) {
-    m.dtype = v->nonempty_string();
-    note(m.source, "dtype", v->where());
-  }
+  if (const auto v = f.optional("head_dim")) m.head_dim = v->positive();
+  else m.head_dim = derived_head_dim(m);
+  for (auto [key, out] : {std::pair{"vocab", &m.vocab}, {"max_positions", &m.max_positions}, {"seq_length", &m.seq_length}}) f.opt(key, *out, &Value::positive);
+  for (auto [key, out] : {std::pair{"learned_positions", &m.learned_positions}, {"biases", &m.biases}, {"tied_embeddings", &m.tied_embeddings},
+                          {"gated_mlp", &m.gated_mlp}, {"rope", &m.rope}, {"dropout", &m.dropout}, {"causal", &m.causal}})
+    f.opt(key, *out, &Value::boolean);
+  if (const auto v = f.optional("norm")) m.norm = static_cast<NormKind>(v->choice({"layernorm", "rmsnorm"}));
+  if (const auto v = f.optional("activation")) m.activation = static_cast<Activation>(v->choice({"gelu", "relu", "silu", "swiglu"}));
+  f.opt("dtype", m.dtype, &Value::nonempty_string);
   model.reject_unknown();
   check_model(m);
   return m;
@@ -178,19 +129,14 @@ ModelConfig read_calculon_model(const Node& root, const std::string& display, co
   m.name = detail::stem_without(path, {".json"});
   apply_family_preset(m, ModelFamily::Gpt);
 
-  auto dim = [&](const char* key, const char* field, std::int64_t& out) {
-    const Value v = o.required(key);
-    out = v.positive();
-    note(m.source, field, v.where());
-  };
-  dim("hidden", "hidden", m.hidden);
-  dim("feedforward", "ffn", m.ffn);
-  std::int64_t seq = 0;
-  dim("seq_size", "seq_length", seq);
-  m.seq_length = seq;
-  dim("attn_heads", "heads", m.heads);
-  dim("attn_size", "head_dim", m.head_dim);
-  dim("num_blocks", "layers", m.layers);
+  const detail::Fields f(o, m.source);
+  constexpr auto positive = &Value::positive;
+  f.req("hidden", m.hidden, positive);
+  f.req("feedforward", m.ffn, positive, "ffn");
+  m.seq_length = f.required("seq_size", "seq_length").positive();
+  f.req("attn_heads", m.heads, positive, "heads");
+  f.req("attn_size", m.head_dim, positive, "head_dim");
+  f.req("num_blocks", m.layers, positive, "layers");
   m.kv_heads = m.heads;
   m.source.fields["kv_heads"] = detail::origin_of(m.source, "heads");
   o.reject_unknown();
@@ -269,77 +215,47 @@ ModelConfig read_hf_model(const Node& root, const std::string& display, const st
       m.name = path.parent_path().filename().string();
   }
 
-  if (const auto v = o.optional("torch_dtype", true)) {
-    m.dtype = v->nonempty_string();
-    note(m.source, "dtype", v->where());
-  } else if (const auto d = o.optional("dtype", true)) {
-    m.dtype = d->nonempty_string();
-    note(m.source, "dtype", d->where());
-  }
+  const detail::Fields f(o, m.source, true);  // Hugging Face writes null for "use the default"
+  if (const auto v = f.optional("torch_dtype", "dtype")) m.dtype = v->nonempty_string();
+  else f.opt("dtype", m.dtype, &Value::nonempty_string);
 
   // A generic model_type must carry the llama-style names; say so if not.
-  auto required = [&](const char* key) -> Value {
+  auto dim = [&](const char* key, const char* field, auto& out) {
     if (family == ModelFamily::Generic && !o.has(key))
       Location(display).key(key).fail(code::kUnsupported,
                                       "missing: model_type \"" + model_type +
                                           "\" is not gpt2, llama or opt, so the llama-style field names are "
                                           "required and this one is absent");
-    return o.required(key);
+    f.req(key, out, &Value::positive, field);
   };
-  auto dim = [&](const char* key, const char* field, std::int64_t& out) {
-    const Value v = required(key);
-    out = v.positive();
-    note(m.source, field, v.where());
-  };
-  auto opt_dim = [&](const char* key, const char* field, std::optional<std::int64_t>& out) {
-    if (const auto v = o.optional(key, true)) {
-      out = v->positive();
-      note(m.source, field, v->where());
-    }
-  };
-  auto opt_flag = [&](const char* key, const char* field, bool& out) {
-    if (const auto v = o.optional(key, true)) {
-      out = v->boolean();
-      note(m.source, field, v->where());
-    }
-  };
+  auto opt_dim = [&](const char* key, const char* field, std::optional<std::int64_t>& out) { f.opt(key, out, &Value::positive, field); };
+  auto opt_flag = [&](const char* key, const char* field, bool& out) { f.opt(key, out, &Value::boolean, field); };
 
   if (family == ModelFamily::Gpt) {
     dim("n_embd", "hidden", m.hidden);
     dim("n_layer", "layers", m.layers);
     dim("n_head", "heads", m.heads);
-    if (const auto v = o.optional("n_inner", true)) {
+    if (const auto v = f.optional("n_inner", "ffn")) {
       m.ffn = v->positive();
-      note(m.source, "ffn", v->where());
     } else {
       m.ffn = 4 * m.hidden;
       m.source.fields["ffn"] = detail::origin_of(m.source, "hidden");
     }
-    std::int64_t vocab = 0;
-    dim("vocab_size", "vocab", vocab);
-    m.vocab = vocab;
+    dim("vocab_size", "vocab", m.vocab);
     opt_dim("n_positions", "max_positions", m.max_positions);
-    if (const auto v = o.optional("activation_function", true)) {
-      m.activation = hf_activation(*v);
-      note(m.source, "activation", v->where());
-    }
+    if (const auto v = f.optional("activation_function", "activation")) m.activation = hf_activation(*v);
     hf_dropout(o, m, {"resid_pdrop", "embd_pdrop", "attn_pdrop"});
   } else {
     dim("hidden_size", "hidden", m.hidden);
     dim(family == ModelFamily::Opt ? "ffn_dim" : "intermediate_size", "ffn", m.ffn);
     dim("num_attention_heads", "heads", m.heads);
     dim("num_hidden_layers", "layers", m.layers);
-    std::int64_t vocab = 0;
-    dim("vocab_size", "vocab", vocab);
-    m.vocab = vocab;
+    dim("vocab_size", "vocab", m.vocab);
     opt_dim("max_position_embeddings", "max_positions", m.max_positions);
   }
 
   if (family == ModelFamily::Opt) {
-    if (const auto v = o.optional("activation_function", true)) {
-      m.activation = hf_activation(*v);
-      note(m.source, "activation", v->where());
-    }
+    if (const auto v = f.optional("activation_function", "activation")) m.activation = hf_activation(*v);
     if (const auto v = o.optional("word_embed_proj_dim", true)) {
       if (v->positive() != m.hidden)
         v->fail(code::kUnsupported, "embedding projection (word_embed_proj_dim " + detail::describe(v->node()) +
@@ -351,10 +267,9 @@ ModelConfig read_hf_model(const Node& root, const std::string& display, const st
   }
 
   if (family == ModelFamily::Llama || family == ModelFamily::Generic) {
-    if (const auto v = o.optional("hidden_act", true)) {
+    if (const auto v = f.optional("hidden_act", "activation")) {
       const Activation a = hf_activation(*v);
       m.activation = a == Activation::Silu ? Activation::SwiGlu : a;  // llama-style MLPs are gated
-      note(m.source, "activation", v->where());
     }
     bool attention_bias = false;
     bool mlp_bias = false;
@@ -372,9 +287,8 @@ ModelConfig read_hf_model(const Node& root, const std::string& display, const st
     m.kv_heads = m.heads;
     m.source.fields["kv_heads"] = detail::origin_of(m.source, "heads");
   } else {
-    if (const auto v = o.optional("num_key_value_heads", true)) {
+    if (const auto v = f.optional("num_key_value_heads", "kv_heads")) {
       m.kv_heads = v->positive();
-      note(m.source, "kv_heads", v->where());
     } else {
       m.kv_heads = m.heads;
       m.source.fields["kv_heads"] = detail::origin_of(m.source, "heads");

@@ -12,7 +12,6 @@ using detail::fail_field;
 using detail::field_ref;
 using detail::Location;
 using detail::Node;
-using detail::note;
 using detail::Object;
 using detail::Value;
 namespace code = detail::code;
@@ -79,77 +78,36 @@ StrategyConfig read_native_strategy(const Node& root, const std::string& display
   s.source.file = display;
   s.source.format = SourceFormat::NativeToml;
 
-  if (const auto v = t.optional("name")) {
-    s.name = v->nonempty_string();
-    note(s.source, "name", v->where());
-  } else {
-    s.name = detail::stem_without(path, {".toml", ".strategy"});
-  }
-  auto req = [&](const char* key, std::int64_t& out) {
-    const Value v = t.required(key);
-    out = v.positive();
-    note(s.source, key, v.where());
-  };
-  auto opt_pos = [&](const char* key, std::optional<std::int64_t>& out) {
-    if (const auto v = t.optional(key)) {
-      out = v->positive();
-      note(s.source, key, v->where());
-    }
-  };
-  auto opt_net = [&](const char* key, std::optional<std::int64_t>& out) {
-    if (const auto v = t.optional(key)) {
-      out = v->non_negative();
-      note(s.source, key, v->where());
-    }
-  };
-  auto flag = [&](const char* key, bool& out) {
-    if (const auto v = t.optional(key)) {
-      out = v->boolean();
-      note(s.source, key, v->where());
-    }
-  };
+  const detail::Fields f(t, s.source);
+  if (const auto v = f.optional("name")) s.name = v->nonempty_string();
+  else s.name = detail::stem_without(path, {".toml", ".strategy"});
+  auto flag = [&](const char* key, bool& out) { f.opt(key, out, &Value::boolean); };
 
-  req("tp", s.tp);
-  req("pp", s.pp);
-  req("dp", s.dp);
-  req("microbatch", s.microbatch);
-  req("global_batch", s.global_batch);
-  {
-    const Value v = t.required("dtype");
-    s.dtype = static_cast<DType>(v.choice({"bf16", "fp16", "fp32"}));
-    note(s.source, "dtype", v.where());
-  }
-  if (const auto v = t.optional("num_procs")) {
+  for (auto [key, out] : {std::pair{"tp", &s.tp}, {"pp", &s.pp}, {"dp", &s.dp}, {"microbatch", &s.microbatch}, {"global_batch", &s.global_batch}})
+    f.req(key, *out, &Value::positive);
+  s.dtype = static_cast<DType>(f.required("dtype").choice({"bf16", "fp16", "fp32"}));
+  if (const auto v = f.optional("num_procs")) {
     s.num_procs = v->positive();
-    note(s.source, "num_procs", v->where());
   } else {
     const Int ranks = Int(s.tp) * s.pp * s.dp;
     if (ranks >= detail::kMaxDimension)
       Location(display).key("strategy").fail(code::kRange, "tp * pp * dp = " + ranks.str() + " is not below 2^40");
     s.num_procs = static_cast<std::int64_t>(ranks);
   }
-  opt_pos("seq_length", s.seq_length);
-  opt_pos("num_layers", s.num_layers);
-  if (const auto v = t.optional("interleave")) {
-    s.interleave = v->positive();
-    note(s.source, "interleave", v->where());
-  }
-  if (const auto v = t.optional("schedule")) {
+  f.opt("seq_length", s.seq_length, &Value::positive);
+  f.opt("num_layers", s.num_layers, &Value::positive);
+  f.opt("interleave", s.interleave, &Value::positive);
+  if (const auto v = f.optional("schedule")) {
     s.schedule = static_cast<Schedule>(v->choice({"1f1b", "interleaved"}));
-    note(s.source, "schedule", v->where());
   } else {
     s.schedule = s.interleave > 1 ? Schedule::Interleaved : Schedule::OneFOneB;
     s.source.fields["schedule"] = detail::origin_of(s.source, "interleave");
   }
-  const auto seq_par = t.optional("sequence_parallel");
-  const auto comm = t.optional("tp_comm_type");
-  if (seq_par) {
-    s.sequence_parallel = seq_par->boolean();
-    note(s.source, "sequence_parallel", seq_par->where());
-  }
+  const auto seq_par = f.optional("sequence_parallel");
+  const auto comm = f.optional("tp_comm_type");
+  if (seq_par) s.sequence_parallel = seq_par->boolean();
   if (comm) {
     s.tp_comm_type = static_cast<TpCommType>(comm->choice({"ar", "rs_ag", "p2p_rs_ag"}));
-    note(s.source, "tp_comm_type", comm->where());
     if (!seq_par) {
       s.sequence_parallel = s.tp_comm_type == TpCommType::RsAg;
       s.source.fields["sequence_parallel"] = comm->where().origin();
@@ -158,29 +116,16 @@ StrategyConfig read_native_strategy(const Node& root, const std::string& display
     s.tp_comm_type = s.sequence_parallel ? TpCommType::RsAg : TpCommType::AllReduce;
     if (seq_par) s.source.fields["tp_comm_type"] = seq_par->where().origin();
   }
-  if (const auto v = t.optional("recompute")) {
-    s.recompute = static_cast<Recompute>(v->choice({"none", "selective", "full"}));
-    note(s.source, "recompute", v->where());
-  }
+  if (const auto v = f.optional("recompute")) s.recompute = static_cast<Recompute>(v->choice({"none", "selective", "full"}));
   flag("distributed_optimizer", s.distributed_optimizer);
   flag("training", s.training);
-  opt_net("tp_net", s.tp_net);
-  opt_net("pp_net", s.pp_net);
-  opt_net("dp_net", s.dp_net);
+  for (auto [key, out] : {std::pair{"tp_net", &s.tp_net}, {"pp_net", &s.pp_net}, {"dp_net", &s.dp_net}}) f.opt(key, *out, &Value::non_negative);
   flag("fused_activation", s.fused_activation);
-  if (const auto v = t.optional("attention_type")) {
-    s.attention_type = static_cast<AttentionType>(v->choice({"multihead", "multiquery"}));
-    note(s.source, "attention_type", v->where());
-  }
-  if (const auto v = t.optional("tp_overlap")) {
-    s.tp_overlap = static_cast<TpOverlap>(v->choice({"none", "ring", "pipe"}));
-    note(s.source, "tp_overlap", v->where());
-  }
-  flag("seq_par_ag_redo", s.seq_par_ag_redo);
-  flag("data_par_overlap", s.data_par_overlap);
-  flag("weight_offload", s.weight_offload);
-  flag("activations_offload", s.activations_offload);
-  flag("optimizer_offload", s.optimizer_offload);
+  if (const auto v = f.optional("attention_type")) s.attention_type = static_cast<AttentionType>(v->choice({"multihead", "multiquery"}));
+  if (const auto v = f.optional("tp_overlap")) s.tp_overlap = static_cast<TpOverlap>(v->choice({"none", "ring", "pipe"}));
+  for (auto [key, out] : {std::pair{"seq_par_ag_redo", &s.seq_par_ag_redo}, {"data_par_overlap", &s.data_par_overlap}, {"weight_offload", &s.weight_offload},
+                          {"activations_offload", &s.activations_offload}, {"optimizer_offload", &s.optimizer_offload}})
+    flag(key, *out);
   t.reject_unknown();
   detail::check_strategy(s);
   return s;
@@ -196,26 +141,11 @@ StrategyConfig read_calculon_strategy(const Node& root, const std::string& displ
   s.source.format = SourceFormat::Calculon;
   s.name = detail::stem_without(path, {".json"});
 
-  auto pos = [&](const char* key, const char* field, std::int64_t& out) {
-    const Value v = o.required(key);
-    out = v.positive();
-    note(s.source, field, v.where());
-  };
-  auto net = [&](const char* key, const char* field, std::optional<std::int64_t>& out) {
-    const Value v = o.required(key);
-    out = v.non_negative();
-    note(s.source, field, v.where());
-  };
-  auto flag = [&](const char* key, const char* field, bool& out) {
-    const Value v = o.required(key);
-    out = v.boolean();
-    note(s.source, field, v.where());
-  };
-  auto pick = [&](const char* key, const char* field, std::initializer_list<std::string_view> choices) {
-    const Value v = o.required(key);
-    note(s.source, field, v.where());
-    return v.choice(choices);
-  };
+  const detail::Fields f(o, s.source);
+  auto pos = [&](const char* key, const char* field, std::int64_t& out) { f.req(key, out, &Value::positive, field); };
+  auto net = [&](const char* key, const char* field, std::optional<std::int64_t>& out) { f.req(key, out, &Value::non_negative, field); };
+  auto flag = [&](const char* key, const char* field, bool& out) { f.req(key, out, &Value::boolean, field); };
+  auto pick = [&](const char* key, const char* field, std::initializer_list<std::string_view> choices) { return f.required(key, field).choice(choices); };
 
   pos("num_procs", "num_procs", s.num_procs);
   pos("tensor_par", "tp", s.tp);

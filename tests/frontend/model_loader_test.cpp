@@ -216,6 +216,26 @@ TEST(NativeModel, DefaultsFromFamilyAndOverrides) {
   EXPECT_EQ(c.source.fields.at("causal"), (FieldOrigin{"model.causal", "/model/causal"}));
 }
 
+// Every field read records where it came from (detail::Fields), under its canonical name;
+// a default derived from another field names that field, and a null HF value counts as absent.
+TEST(ModelProvenance, EveryFieldReadIsNotedUnderItsCanonicalName) {
+  const ModelConfig n = native(std::string(kNative) + "dtype = \"bf16\"\nrope = false\n");
+  for (const char* f : {"family", "hidden", "ffn", "heads", "layers", "vocab", "max_positions", "dtype", "rope"})
+    EXPECT_EQ(n.source.fields.at(f), (FieldOrigin{std::string("model.") + f, std::string("/model/") + f})) << f;
+  EXPECT_EQ(n.source.fields.at("kv_heads").label, "model.heads");  // derived from it
+  const ModelConfig h = hf(R"({"model_type": "gpt2", "n_embd": 64, "n_layer": 2, "n_head": 4, "n_inner": 100,
+    "vocab_size": 10, "n_positions": null, "activation_function": "gelu_new", "torch_dtype": "float32"})");
+  EXPECT_EQ(h.source.fields.at("ffn"), (FieldOrigin{"n_inner", "/n_inner"}));
+  EXPECT_EQ(h.source.fields.at("vocab"), (FieldOrigin{"vocab_size", "/vocab_size"}));
+  EXPECT_EQ(h.source.fields.at("activation"), (FieldOrigin{"activation_function", "/activation_function"}));
+  EXPECT_EQ(h.source.fields.at("dtype"), (FieldOrigin{"torch_dtype", "/torch_dtype"}));
+  EXPECT_EQ(h.source.fields.count("max_positions"), 0U);
+  const ModelConfig l = hf(kLlama);
+  EXPECT_EQ(l.source.fields.at("activation"), (FieldOrigin{"hidden_act", "/hidden_act"}));
+  EXPECT_EQ(l.source.fields.at("tied_embeddings"), (FieldOrigin{"tie_word_embeddings", "/tie_word_embeddings"}));
+  EXPECT_EQ(l.source.fields.at("max_positions"), (FieldOrigin{"max_position_embeddings", "/max_position_embeddings"}));
+}
+
 TEST(NativeModel, LlamaFamily) {
   const ModelConfig m = native(R"(
 [model]

@@ -115,6 +115,20 @@ TEST(NativeStrategy, DerivedScheduleAndCommType) {
   EXPECT_TRUE(t.sequence_parallel);
 }
 
+// Every field read records where it came from (detail::Fields), under its canonical name,
+// and a derived field names the field it was derived from.
+TEST(NativeStrategy, ProvenanceOfEveryFieldRead) {
+  const StrategyConfig s = native(std::string(kNative) + "interleave = 2\ntp_net = 0\nsequence_parallel = true\nweight_offload = false\n");
+  for (const char* f : {"tp", "pp", "dp", "microbatch", "global_batch", "dtype", "interleave", "tp_net", "sequence_parallel", "weight_offload"})
+    EXPECT_EQ(s.source.fields.at(f), (FieldOrigin{std::string("strategy.") + f, std::string("/strategy/") + f})) << f;
+  EXPECT_EQ(s.source.fields.at("tp_comm_type").label, "strategy.sequence_parallel");  // derived from it
+  EXPECT_EQ(s.source.fields.count("pp_net"), 0U);                                     // absent: not noted
+  const StrategyConfig c = calculon(kCalculon);
+  EXPECT_EQ(c.source.fields.at("dtype"), (FieldOrigin{"datatype", "/datatype"}));
+  EXPECT_EQ(c.source.fields.at("tp_net"), (FieldOrigin{"tensor_par_net", "/tensor_par_net"}));
+  EXPECT_EQ(c.source.fields.at("distributed_optimizer"), (FieldOrigin{"optimizer_sharding", "/optimizer_sharding"}));
+}
+
 // ----------------------------------------------------------------------------
 // Bad inputs
 
