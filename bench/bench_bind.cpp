@@ -7,6 +7,7 @@
 //   verify/<target>  verify_snapshot + verify_transition of its output
 // Counters: commands, tokens, buffers, and the planner's peak over its lower bound (queue).
 #include "passes/bind/bind.h"
+#include "passes/emit/emit.h"
 #include "passes/frontend/loaders.h"
 #include "passes/train/distribute.h"
 #include "passes/train/model_builder.h"

@@ -38,6 +38,7 @@
 // Exit status 1 if a plan could not be generated or was rejected, or a verify run failed.
 #include "bench/gen_plan.h"
 #include "cli/io.h"
+#include "passes/emit/emit.h"
 #include "verifiers/verify.h"
 
 #include <benchmark/benchmark.h>

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "bench/gen_plan.h"
+#include "passes/emit/emit.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -4,6 +4,7 @@
 // Writes a valid ConcretePlanIR snapshot (canonical bytes, atomically). With --check, reads
 // the file back and runs the trusted verifier on it (exit 1 on any diagnostic).
 #include "bench/gen_plan.h"
+#include "passes/emit/emit.h"
 #include "verifiers/verify.h"
 
 #include <chrono>

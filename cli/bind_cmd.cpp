@@ -5,6 +5,7 @@
 #include "cli/io.h"
 #include "core/diag.h"
 #include "passes/bind/bind.h"
+#include "passes/emit/emit.h"
 
 #include <chrono>
 #include <filesystem>

@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "cli/embedded.h"
 #include "cli/io.h"
+#include "passes/emit/emit.h"
 #include "passes/frontend/loaders.h"
 #include "passes/train/distribute.h"
 #include "passes/train/model_builder.h"

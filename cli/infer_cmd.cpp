@@ -7,6 +7,7 @@
 
 #include "cli/embedded.h"
 #include "cli/io.h"
+#include "passes/emit/emit.h"
 #include "passes/frontend/loaders.h"
 #include "passes/infer/pipeline.h"
 #include "passes/train/model_builder.h"

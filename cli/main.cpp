@@ -5,6 +5,7 @@
 #include "cli/infer_cmd.h"
 #include "cli/prove_cmd.h"
 #include "core/diag.h"
+#include "passes/emit/emit.h"
 
 #include <CLI/CLI.hpp>
 

@@ -9,6 +9,7 @@
 #include "cli/embedded.h"
 #include "cli/io.h"
 #include "core/diag.h"
+#include "passes/emit/emit.h"
 #include "passes/frontend/loaders.h"
 #include "passes/symbolic/symbolic.h"
 #include "proofs/solver.h"

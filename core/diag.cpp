@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/diag.h"
 
-#include "core/json.h"
 
 namespace plancert {
 
@@ -11,19 +10,6 @@ void append_pointer_token(std::string& out, std::string_view token) {
     else if (c == '/') out += "~1";
     else out += c;
   }
-}
-
-std::string to_text(const Diagnostic& d) {
-  std::string s = "error[" + d.code + "] " + (d.path.empty() ? std::string("/") : d.path) + ": " + d.message;
-  for (const auto& n : d.notes) s += "\n  note: " + n;
-  if (!d.hint.empty()) s += "\n  hint: " + d.hint;
-  return s;
-}
-
-std::string to_json(const Diagnostic& d) {
-  std::string s = "{\"code\":" + json::quote(d.code) + ",\"hint\":" + json::quote(d.hint) + ",\"message\":" + json::quote(d.message) + ",\"notes\":[";
-  for (std::size_t i = 0; i < d.notes.size(); ++i) s += (i ? "," : "") + json::quote(d.notes[i]);
-  return s + "],\"path\":" + json::quote(d.path) + "}";
 }
 
 void Diagnostics::error(std::string code, std::string path, std::string message, std::vector<std::string> notes, std::string hint) {

@@ -28,13 +28,6 @@ struct Diagnostic {
   std::string hint;                ///< optional suggestion of how to fix the input
 };
 
-/// Renders `error[CODE] PATH: MESSAGE` (notes follow on indented lines).
-std::string to_text(const Diagnostic& d);
-
-/// Renders one diagnostic as a canonical JSON object
-/// `{"code","hint","message","notes","path"}`.
-std::string to_json(const Diagnostic& d);
-
 /// Appends the RFC 6901 escaped form of `token` ("~" -> "~0", "/" -> "~1") to `out`.
 void append_pointer_token(std::string& out, std::string_view token);
 

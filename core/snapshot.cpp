@@ -128,22 +128,6 @@ std::string digest_of(const P& payload) {
   return h.hex();
 }
 
-template <class P>
-std::string encode_snapshot(const Snapshot<P>& s) {
-  std::string out;
-  {
-    json::Writer w([&](std::string_view chunk) { out.append(chunk); });
-    w.begin_object();
-    w.key("digest"); w.string(s.digest);
-    w.key("parents"); codec::encode(w, s.parents);
-    w.key("payload"); codec::encode(w, s.payload);
-    w.key("schema"); w.string(P::kSchema);
-    w.key("version"); w.string(s.version);
-    w.end_object();
-  }
-  return out;
-}
-
 bool is_digest(std::string_view d) { return d.size() == 64 && d.find_first_not_of("0123456789abcdef") == std::string_view::npos; }
 
 AnySnapshot decode_snapshot(std::string_view text, std::string* payload_digest) {
@@ -155,9 +139,7 @@ std::string recompute_digest(const AnySnapshot& s) {
   return std::visit([](const auto& x) { return digest_of(x.payload); }, s);
 }
 
-#define PLANCERT_INSTANTIATE(P)                                  \
-  template std::string digest_of<P>(const P&);                  \
-  template std::string encode_snapshot<P>(const Snapshot<P>&);
+#define PLANCERT_INSTANTIATE(P) template std::string digest_of<P>(const P&);
 PLANCERT_INSTANTIATE(ModelIR)
 PLANCERT_INSTANTIATE(DistributedTaskIR)
 PLANCERT_INSTANTIATE(PortablePlanIR)

@@ -43,18 +43,6 @@ std::string digest_bytes(std::string_view schema, std::string_view canonical_pay
 template <class P>
 std::string digest_of(const P& payload);
 
-/// Canonical snapshot file bytes (the stored digest is written as is).
-template <class P>
-std::string encode_snapshot(const Snapshot<P>& s);
-
-/// Builds a snapshot with its digest computed.
-template <class P>
-Snapshot<P> make_snapshot(P payload, std::vector<std::string> parents) {
-  Snapshot<P> s{std::move(parents), {}, std::string(kIrVersion), std::move(payload)};
-  s.digest = digest_of(s.payload);
-  return s;
-}
-
 /// Parses a snapshot file. Throws InputError (JSON-*, SCHEMA-*: exit code 2) when the
 /// text is not a well-formed snapshot; digest and obligations are checked by verifiers.
 /// When `payload_digest` is given it receives the digest of the decoded payload: BLAKE2b of

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "passes/emit/emit.h"
 #include "props/any.h"
 
 #include <variant>

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Valid-by-construction builders of every IR layer, driven by RapidCheck-generated knobs.
+#include "passes/emit/emit.h"
 #include "props/generators.h"
 
 #include "passes/bind/common.h"

@@ -2,6 +2,7 @@
 #include "props/harness.h"
 
 #include "passes/bind/bind.h"
+#include "passes/emit/emit.h"
 #include "passes/frontend/loaders.h"
 #include "passes/infer/pipeline.h"
 #include "passes/train/distribute.h"

@@ -5,6 +5,7 @@
 
 #include "passes/bind/bind.h"
 #include "passes/bind/common.h"
+#include "passes/emit/emit.h"
 #include "props/oracle.h"
 
 #include <algorithm>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "passes/infer/pipeline.h"
 
+#include "passes/emit/emit.h"
 #include "passes/infer/plan.h"
 #include "passes/infer/solve.h"
 

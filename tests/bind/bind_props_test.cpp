@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include "passes/emit/emit.h"
 #include "props/generators.h"
 #include "tests/bind/support.h"
 

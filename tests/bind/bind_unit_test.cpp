@@ -3,6 +3,7 @@
 // (IMPL-1, WORK-4, CAP-4, RACE-4, ALIGN-3, REFBIND-1) with a bad plan beside its code.
 #include <gtest/gtest.h>
 
+#include "passes/emit/emit.h"
 #include "tests/bind/support.h"
 #include "verifiers/verify.h"
 

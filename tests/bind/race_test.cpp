@@ -3,6 +3,7 @@
 // sits beside the code it must be rejected with (snapshot obligations only).
 #include <gtest/gtest.h>
 
+#include "passes/emit/emit.h"
 #include "tests/bind/support.h"
 #include "verifiers/verify.h"
 

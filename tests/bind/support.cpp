@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "tests/bind/support.h"
 
+#include "passes/emit/emit.h"
 #include "passes/frontend/loaders.h"
 #include "passes/train/distribute.h"
 #include "passes/train/model_builder.h"

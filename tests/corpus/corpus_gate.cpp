@@ -12,6 +12,7 @@
 #include "core/diag.h"
 #include "core/json.h"
 #include "core/snapshot.h"
+#include "passes/emit/emit.h"
 #include "verifiers/gate.h"
 #include "verifiers/verify.h"
 

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "core/snapshot.h"
+#include "passes/emit/emit.h"
 #include "verifiers/gate.h"
 #include "verifiers/verify.h"
 

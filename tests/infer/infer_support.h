@@ -3,6 +3,7 @@
 /// \brief Helpers shared by the inference tests.
 #pragma once
 
+#include "passes/emit/emit.h"
 #include "passes/frontend/loaders.h"
 #include "passes/infer/pipeline.h"
 #include "passes/infer/plan.h"

@@ -5,6 +5,7 @@
 #include "tests/infer/infer_support.h"
 
 #include "cli/infer_cmd.h"
+#include "passes/emit/emit.h"
 #include "passes/infer/solve.h"
 #include "passes/train/model_builder.h"
 #include "verifiers/verify.h"

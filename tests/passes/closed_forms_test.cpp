@@ -5,6 +5,7 @@
 // bytes per parameter. Workloads are symbolic (B, S) wherever the gate can decide the plan,
 // so each check is a polynomial identity, not a spot value. Every derivation is committed
 // through the gate (all three stages) before its figures are read.
+#include "passes/emit/emit.h"
 #include "tests/passes/train_support.h"
 
 #include <gtest/gtest.h>

@@ -2,6 +2,7 @@
 // RapidCheck: for random valid (model, strategy) pairs, every output of the training passes
 // commits through the gate, and the matrix work of the DistributedTaskIR equals the
 // model's closed form per phase (forward, recomputation, backward).
+#include "passes/emit/emit.h"
 #include "passes/frontend/loaders.h"
 #include "tests/passes/train_gen.h"
 

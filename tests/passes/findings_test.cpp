@@ -3,6 +3,7 @@
 // forms. Each test states the correct behaviour; those that fail today are DISABLED_ and
 // should be enabled together with the fix (see the report of the "Training derivation"
 // tests). The enabled ones pin behaviour found on the way.
+#include "passes/emit/emit.h"
 #include "passes/frontend/loaders.h"
 #include "tests/passes/train_support.h"
 

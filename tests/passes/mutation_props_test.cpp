@@ -3,8 +3,9 @@
 // training passes from a random valid model and strategy), each rejected by the verifiers
 // and by the gate with exactly the obligation it breaks. Every mutant is re-enveloped with
 // make_snapshot and the unchanged parents digest, so only the intended obligation can fail.
-#include "tests/passes/train_gen.h"
+#include "passes/emit/emit.h"
 #include "props/mutations.h"
+#include "tests/passes/train_gen.h"
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>

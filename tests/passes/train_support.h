@@ -8,6 +8,7 @@
 #include "core/expr.h"
 #include "core/ir.h"
 #include "core/snapshot.h"
+#include "passes/emit/emit.h"
 #include "passes/frontend/configs.h"
 #include "passes/train/distribute.h"
 #include "passes/train/model_builder.h"

@@ -4,10 +4,11 @@
 // registry, is caught within 1,000 cases with a shrunk counterexample.
 #include <gtest/gtest.h>
 
+#include "passes/emit/emit.h"
+#include "passes/frontend/loaders.h"
 #include "passes/train/distribute.h"
 #include "passes/train/model_builder.h"
 #include "passes/train/plan.h"
-#include "passes/frontend/loaders.h"
 #include "props/harness.h"
 #include "verifiers/gate.h"
 

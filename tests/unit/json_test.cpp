@@ -1,6 +1,7 @@
 // Unit tests of the strict reader, the canonical writer and snapshot decoding.
 #include "core/codec.h"
 #include "core/snapshot.h"
+#include "passes/emit/emit.h"
 
 #include <gtest/gtest.h>
 

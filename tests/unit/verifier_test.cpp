@@ -1,4 +1,5 @@
 // Unit tests of verifier witnesses and the gate's one way in.
+#include "passes/emit/emit.h"
 #include "verifiers/gate.h"
 #include "verifiers/verify.h"
 

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+/// \file
+/// \brief Emission (untrusted): snapshot files and the rendering of diagnostics.
+///
+/// Nothing here decides a verdict, so it lives outside the trusted base. A snapshot built or
+/// written here is trusted only once the verifiers have checked it (its digest, DIGEST-1, and
+/// every obligation of its layer); a rendered diagnostic only presents a finding the verifiers
+/// made.
+#pragma once
+
+#include "core/diag.h"
+#include "core/snapshot.h"
+
+#include <string>
+#include <vector>
+
+namespace plancert {
+
+/// Canonical snapshot file bytes (the stored digest is written as is).
+template <class P>
+std::string encode_snapshot(const Snapshot<P>& s);
+
+/// Builds a snapshot with its digest computed.
+template <class P>
+Snapshot<P> make_snapshot(P payload, std::vector<std::string> parents) {
+  Snapshot<P> s{std::move(parents), {}, std::string(kIrVersion), std::move(payload)};
+  s.digest = digest_of(s.payload);
+  return s;
+}
+
+/// Renders `error[CODE] PATH: MESSAGE` (notes follow on indented lines).
+std::string to_text(const Diagnostic& d);
+
+/// Renders one diagnostic as a canonical JSON object
+/// `{"code","hint","message","notes","path"}`.
+std::string to_json(const Diagnostic& d);
+
+}  // namespace plancert
