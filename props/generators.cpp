@@ -199,6 +199,9 @@ struct Geometry {
     }
     return s;
   }
+  // The pipeline stage of rank r (its pp coordinate; 0 without a pp axis). Stages interleave
+  // when pp is not the first axis.
+  [[nodiscard]] std::int64_t stage(Index r) const { return size("pp") > 0 ? r / stride("pp") % size("pp") : 0; }
   // The union of the complete `name` groups containing the given ranks (sorted).
   [[nodiscard]] Indices complete_groups(std::string_view name, const Indices& seeds) const {
     const std::int64_t n = size(name), st = stride(name);
@@ -294,12 +297,14 @@ Snapshot<DistributedTaskIR> build_distributed(const Snapshot<ModelIR>& parent, c
   };
   // per-rank matrix work of one of `parts` tasks on `ranks` so that the parts add up to
   // `factor` times the model operation's work times m * dp (WORK-2)
-  // Compute, host and optimizer tasks span ranks 0 and world - 1, so that every dependency
-  // joins overlapping rank ranges (P2P-3: only a send/receive pair joins disjoint ones).
-  auto spanning = [&](std::uint32_t knob) {
+  // Compute, host and optimizer tasks span ranks 0 and world - 1 and a rank of each of their
+  // dependencies, so that every dependency joins rank sets that share a rank (P2P-3: only a
+  // send/receive pair joins disjoint ones).
+  auto spanning = [&](std::uint32_t knob, const Indices& deps) {
     Indices rs = ranks_from(knob, world);
     rs.push_back(0);
     rs.push_back(world - 1);
+    for (Index u : deps) rs.push_back(d.tasks[static_cast<std::size_t>(u)].ranks.front());
     sort_unique(rs);
     return rs;
   };
@@ -325,7 +330,7 @@ Snapshot<DistributedTaskIR> build_distributed(const Snapshot<ModelIR>& parent, c
       t.phase = Phase::forward;
       t.lineage = derived("dist.shard", {op.id});
       t.dependencies = producers;
-      t.ranks = spanning(r(0 + static_cast<std::size_t>(part) * 20, 1u << 16));
+      t.ranks = spanning(r(0 + static_cast<std::size_t>(part) * 20, 1u << 16), t.dependencies);
       auto divs = divisors(static_cast<std::int64_t>(t.ranks.size()));
       t.replication = divs[r(1, static_cast<std::uint32_t>(divs.size()))];
       t.repeat = r.flag(2, 3) ? 1 : mb;
@@ -344,14 +349,17 @@ Snapshot<DistributedTaskIR> build_distributed(const Snapshot<ModelIR>& parent, c
       Collective col;
       const std::uint32_t how = r(5, 3);
       const char* axis = how == 1 ? "tp" : how == 2 ? "dp" : "";
+      const Index joint = d.tasks[static_cast<std::size_t>(cur)].ranks.front();  // a rank shared with its input's task (P2P-3)
       if (*axis) {
         col.axis = axis;
-        c.ranks = geo.complete_groups(axis, ranks_from(r(21, 1u << 16), world));
-      } else if (geo.axes.front().name == "pp" && geo.axes.front().size > 1) {  // within one pipeline stage
-        const std::int64_t per = world / geo.axes.front().size, stage = r(22, static_cast<std::uint32_t>(geo.axes.front().size));
-        for (Index x : ranks_from(r(21, 1u << 16), per)) c.ranks.push_back(stage * per + x);
-      } else {
-        c.ranks = ranks_from(r(21, 1u << 16), world);
+        Indices seeds = ranks_from(r(21, 1u << 16), world);
+        seeds.push_back(joint);
+        c.ranks = geo.complete_groups(axis, seeds);
+      } else {  // one group: within the pipeline stage of the shared rank (COLL-2)
+        for (Index x : ranks_from(r(21, 1u << 16), world))
+          if (geo.stage(x) == geo.stage(joint)) c.ranks.push_back(x);
+        c.ranks.push_back(joint);
+        sort_unique(c.ranks);
       }
       col.group = c.ranks;
       col.kind = static_cast<CollectiveKind>(r(6, 5));
@@ -400,7 +408,7 @@ Snapshot<DistributedTaskIR> build_distributed(const Snapshot<ModelIR>& parent, c
       h.kind = TaskKind::host;
       h.lineage = derived("dist.shard", {op.id});
       h.dependencies = {cur};
-      h.ranks = spanning(r(23, 1u << 16));
+      h.ranks = spanning(r(23, 1u << 16), h.dependencies);
       cur = add(std::move(h));
     }
     last[i] = cur;
@@ -418,7 +426,7 @@ Snapshot<DistributedTaskIR> build_distributed(const Snapshot<ModelIR>& parent, c
         t.lineage = derived(ph == Phase::recompute ? "dist.shard" : "dist.backward", {op.id});
         t.dependencies = {last[i]};
         if (prev >= 0) t.dependencies.push_back(prev);
-        t.ranks = spanning(r(knob, 1u << 16));
+        t.ranks = spanning(r(knob, 1u << 16), t.dependencies);
         t.repeat = mb;
         t.work.matrix_ops = share(op, factor, t, 1);
         t.work.read_bytes = op.work.write_bytes;
@@ -444,7 +452,7 @@ Snapshot<DistributedTaskIR> build_distributed(const Snapshot<ModelIR>& parent, c
         if (v.role == ValueRole::weight && v.id != sources.front()) sources.push_back(v.id);
       o.lineage = derived("dist.optimizer", sources);
       if (prev >= 0) o.dependencies = {prev};
-      o.ranks = geo.complete_groups("dp", spanning(g(9, 1u << 16)));
+      o.ranks = geo.complete_groups("dp", spanning(g(9, 1u << 16), o.dependencies));
       if (weights) {
         o.ranks.clear();
         for (std::int64_t r = 0; r < world; ++r) o.ranks.push_back(r);
@@ -543,8 +551,7 @@ std::int64_t axis_or_one(const Mesh& m, std::string_view name) {
 void add_inference_memory(PortablePlanIR& p, const DistributedTaskIR& d, const Knobs& kn) {
   const InferenceShape& is = *d.inference;
   const std::int64_t t = axis_or_one(d.mesh, "tp"), stages = axis_or_one(d.mesh, "pp");
-  std::int64_t world = 1;
-  for (const auto& a : d.mesh.axes) world *= a.size;
+  const Geometry geo(d.mesh);
   auto val = [](const Expr& e) { return e.constant().value_or(Rat(0)); };
   const Rat E = is.dtype == "fp32" ? 4 : 2, k = val(is.kv_heads), b = val(is.batch), q = val(is.query), c = val(is.context), H = val(is.hidden),
             a = val(is.heads), F = val(is.ffn), dd = val(is.head_dim);
@@ -554,7 +561,7 @@ void add_inference_memory(PortablePlanIR& p, const DistributedTaskIR& d, const K
   std::vector<std::set<std::string>> written(static_cast<std::size_t>(stages));
   for (const auto& task : d.tasks)
     for (const auto& e : task.effects)
-      if (e.kind == EffectKind::write) written[static_cast<std::size_t>(task.ranks.front() / (world / stages))].insert(e.value);
+      if (e.kind == EffectKind::write) written[static_cast<std::size_t>(geo.stage(task.ranks.front()))].insert(e.value);
   const std::string src = d.tasks.front().id;
   auto buffer = [&](std::string id, BufferRole role, Storage storage, Expr size) {
     p.buffers.push_back(PortableBuffer{64, {}, std::move(id), derived("portable.buffer", {src}), std::nullopt, role, std::move(size), storage});

@@ -161,17 +161,35 @@ std::vector<Lineage*> source_editable(DistributedTaskIR& p) {
   return out;
 }
 // False for a DistributedTaskIR dependency of task j on task i that P2P-3 forbids (disjoint
-// rank ranges, not a receive on its send).
+// rank sets, not a receive on its send).
 template <class P>
 bool joinable(const P& p, std::size_t i, std::size_t j) {
   if constexpr (std::is_same_v<P, DistributedTaskIR>) {
     const auto &u = p.tasks[i], &t = p.tasks[j];
-    return t.ranks.empty() || u.ranks.empty() || !(u.ranks.back() < t.ranks.front() || t.ranks.back() < u.ranks.front()) ||
-           (t.kind == TaskKind::recv && t.peer == static_cast<Index>(i));
+    const bool share = std::any_of(t.ranks.begin(), t.ranks.end(), [&](Index r) { return std::binary_search(u.ranks.begin(), u.ranks.end(), r); });
+    return t.ranks.empty() || u.ranks.empty() || share || (t.kind == TaskKind::recv && t.peer == static_cast<Index>(i));
   } else {
     (void)p, (void)i, (void)j;
     return true;
   }
+}
+// True when task i could run on the ranks `rs` with every dependency edge at i, in either
+// direction, still joining rank sets that share a rank or being a send/receive pair (P2P-3).
+// (p is restored before it returns.)
+bool joins(DistributedTaskIR& p, std::size_t i, Indices rs) {
+  std::swap(p.tasks[i].ranks, rs);
+  bool ok = true;
+  for (Index u : p.tasks[i].dependencies) ok = ok && joinable(p, static_cast<std::size_t>(u), i);
+  for (std::size_t j = 0; j < p.tasks.size() && ok; ++j)
+    if (contains(p.tasks[j].dependencies, static_cast<Index>(i))) ok = joinable(p, i, j);
+  std::swap(p.tasks[i].ranks, rs);
+  return ok;
+}
+// Gives task i the ranks `rs` when joins() allows it; returns whether it did.
+bool regroup(DistributedTaskIR& p, std::size_t i, Indices rs) {
+  if (!joins(p, i, rs)) return false;
+  p.tasks[i].ranks = std::move(rs);
+  return true;
 }
 std::vector<Lineage*> source_editable(PortablePlanIR& p) {
   std::vector<Lineage*> out;
@@ -1106,20 +1124,29 @@ void distributed_ops(Catalog& c) {
     return r;
   };
   c.edit<P>("incomplete_axis_group", "COLL-1", [sent](P& p, Pick& pk, const AnySnapshot*) {
-    std::vector<std::pair<DistTask*, Indices>> ts;  // (collective, ranks it may lose)
+    std::vector<std::pair<std::size_t, Indices>> ts;  // (collective, the ranks it keeps without one)
     const auto keep = sent(p);
     for (std::size_t i = 0; i < p.tasks.size(); ++i) {
-      auto& t = p.tasks[i];
+      const auto& t = p.tasks[i];
       if (!t.collective || t.collective->axis.empty() || mesh_size(p.mesh, t.collective->axis) < 2 || read_by_coll4(t) || keep[i] == -2) continue;
-      Indices lose;
-      for (Index r : t.ranks)
-        if (r != keep[i]) lose.push_back(r);
-      if (!lose.empty()) ts.emplace_back(&t, std::move(lose));
+      for (std::size_t k = 0; k < t.ranks.size(); ++k) {  // one rank fewer, where P2P-3 still holds
+        Indices rs = t.ranks;
+        rs.erase(rs.begin() + static_cast<std::ptrdiff_t>(k));
+        if (t.ranks[k] != keep[i] && joins(p, i, rs)) ts.emplace_back(i, std::move(rs));
+      }
+      std::int64_t world = 1;
+      for (const auto& a : p.mesh.axes) world *= a.size;
+      for (Index x = 0; x < world; ++x)  // or one rank more: the only one of its axis group
+        if (!std::binary_search(t.ranks.begin(), t.ranks.end(), x)) {
+          Indices rs = t.ranks;
+          rs.insert(std::lower_bound(rs.begin(), rs.end(), x), x);
+          ts.emplace_back(i, std::move(rs));
+        }
     }
     if (ts.empty()) return false;
-    auto& [t, lose] = ts[pk(ts.size())];
-    t->ranks.erase(std::find(t->ranks.begin(), t->ranks.end(), pk.from(lose)));
-    t->collective->group = t->ranks;
+    auto& [i, rs] = ts[pk(ts.size())];
+    regroup(p, i, rs);
+    p.tasks[i].collective->group = p.tasks[i].ranks;
     return true;
   });
   c.edit<P>("collective_axis_not_in_mesh", "COLL-1", [](P& p, Pick& pk, const AnySnapshot*) {
@@ -1142,25 +1169,26 @@ void distributed_ops(Catalog& c) {
     const std::int64_t n = mesh_size(p.mesh, "pp"), st = mesh_stride(p.mesh, "pp");
     const Index r = keep[i] >= 0 ? keep[i] : t.ranks[pk(t.ranks.size())];
     const Index base = r - ((r / st) % n) * st;
-    t.ranks.clear();
-    for (std::int64_t k = 0; k < n; ++k) t.ranks.push_back(base + k * st);
+    Indices rs;
+    for (std::int64_t k = 0; k < n; ++k) rs.push_back(base + k * st);
+    if (!regroup(p, i, rs)) return false;  // it would break P2P-3 too
     t.collective->group = t.ranks;
     t.collective->axis = "pp";
     return true;
   });
   // P2P-1: a send and its receive disagree.
   c.edit<P>("transfer_bytes_disagree", "P2P-1", [](P& p, Pick& pk, const AnySnapshot*) {
-    std::vector<DistTask*> ts;
-    for (auto& t : p.tasks)
-      if (t.kind == TaskKind::send || t.kind == TaskKind::recv) ts.push_back(&t);
+    std::vector<std::size_t> ts;
+    for (std::size_t i = 0; i < p.tasks.size(); ++i)
+      if (p.tasks[i].kind == TaskKind::send || p.tasks[i].kind == TaskKind::recv) ts.push_back(i);
     if (ts.empty()) return false;
-    DistTask& t = *pk.from(ts);
+    const std::size_t i = pk.from(ts);
+    DistTask& t = p.tasks[i];
     switch (pk(3)) {
       case 0: t.work.message_bytes = t.work.message_bytes + Expr(static_cast<long long>(1 + pk(7))); break;
       case 1: t.repeat += 1; break;
-      default:  // not disjoint (a receive's only dependency is its send, so P2P-3 still holds)
-        if (t.kind == TaskKind::recv) t.ranks = p.tasks[static_cast<std::size_t>(*t.peer)].ranks;
-        else t.repeat += 1;
+      default:  // not disjoint: a receive on its send's ranks, where its dependents keep a shared rank (P2P-3)
+        if (t.kind != TaskKind::recv || !regroup(p, i, p.tasks[static_cast<std::size_t>(*t.peer)].ranks)) t.repeat += 1;
         break;
     }
     return true;

@@ -184,6 +184,19 @@ def distributed() -> dict:
     }
 
 
+def interleaved(d: dict) -> dict:
+    """The same plan on a mesh whose pp axis is innermost (dp, tp, pp): stage 0 runs on ranks 0
+    and 2, stage 1 on ranks 1 and 3, so the stages' rank sets interleave (their ranges overlap),
+    and the tp groups are {0, 2} and {1, 3}."""
+    to = {0: 0, 1: 2, 2: 1, 3: 3}
+    d["mesh"]["axes"] = [{"name": "dp", "size": 1}, {"name": "tp", "size": 2}, {"name": "pp", "size": 2}]
+    for t in d["tasks"]:
+        t["ranks"] = sorted(to[r] for r in t["ranks"])
+        if t["collective"]:
+            t["collective"]["group"] = sorted(to[r] for r in t["collective"]["group"])
+    return d
+
+
 # ---- PortablePlanIR: the distributed tasks with buffers and memory facts -----------------
 
 CAPS = {
@@ -689,6 +702,7 @@ class Chain:
     def __init__(self):
         self.model = snap("ModelIR", model(), [])
         self.dist = snap("DistributedTaskIR", distributed(), [self.model["digest"]])
+        self.dist_interleaved = snap("DistributedTaskIR", interleaved(distributed()), [self.model["digest"]])
         self.portable = snap("PortablePlanIR", portable(), [self.dist["digest"]])
         self.queue = snap("ConcretePlanIR", concrete_queue(), [self.portable["digest"]])
         self.slot = snap("ConcretePlanIR", concrete_slot(), [self.portable["digest"]])
@@ -701,7 +715,7 @@ class Chain:
         self.inf_dist = snap("DistributedTaskIR", inf_distributed(), [self.inf_model["digest"]])
         self.inf_portable = snap("PortablePlanIR", inf_portable(), [self.inf_dist["digest"]])
         # layer -> its parent in the chain
-        self.parent_of = {"dist": "model", "portable": "dist", "queue": "portable", "slot": "portable",
+        self.parent_of = {"dist": "model", "dist_interleaved": "model", "portable": "dist", "queue": "portable", "slot": "portable",
                           "ref_queue": "portable", "ref_slot": "portable",
                           "timeline": "queue", "machine": "queue", "observations": "queue",
                           "inf_dist": "inf_model", "inf_portable": "inf_dist"}
@@ -710,7 +724,7 @@ class Chain:
         return copy.deepcopy(getattr(self, layer))
 
 
-VALID = [("model", "model"), ("distributed", "dist"), ("portable", "portable"), ("concrete-queue", "queue"),
+VALID = [("model", "model"), ("distributed", "dist"), ("distributed-interleaved-stages", "dist_interleaved"), ("portable", "portable"), ("concrete-queue", "queue"),
          ("concrete-slot", "slot"), ("concrete-reference-queue", "ref_queue"), ("concrete-reference-slot", "ref_slot"),
          ("timeline", "timeline"), ("machine", "machine"), ("observations", "observations"),
          ("inference-model", "inf_model"), ("inference-distributed", "inf_dist"), ("inference-portable", "inf_portable")]
@@ -926,6 +940,12 @@ def build(chain: Chain) -> Corpus:
                mutate=lambda p: p["tasks"][1].update(peer=8))
     k.snapshot("P2P-3", "stage-1-reads-stage-0-directly", D, "fc2's forward (stage 1) depends on fc1's forward (stage 0), bypassing the transfer",
                mutate=lambda p: p["tasks"][3].update(dependencies=[0]))
+    k.snapshot("P2P-3", "interleaved-stage-1-reads-stage-0-directly", "dist_interleaved",
+               "pp innermost: fc2's forward (stage 1, ranks 1 and 3) depends on fc1's forward (stage 0, ranks 0 and 2); the rank ranges overlap, the sets do not",
+               mutate=lambda p: p["tasks"][3].update(dependencies=[0]))
+    k.snapshot("COLL-2", "axisless-collective-across-interleaved-stages", "dist_interleaved",
+               "pp innermost: collective without axis on ranks 1 and 2, which are stages 1 and 0",
+               mutate=lambda p: (p["tasks"][4].update(ranks=[1, 2]), p["tasks"][4]["collective"].update(axis="", group=[1, 2])))
     k.snapshot("COLL-4", "update-without-dp-reduction", D, "mesh with dp = 2: the optimizer tasks do not follow a dp all-reduce of their gradients",
                mutate=lambda p: p["mesh"]["axes"][1].update(size=2))
     k.snapshot("COLL-5", "tied-weight-updated-apart", D, "w1 is updated on stage 0 and (also) on stage 1, and neither update receives the other's gradient",

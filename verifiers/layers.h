@@ -8,6 +8,16 @@
 
 namespace plancert::layers {
 
+/// The pipeline stage of rank `r`: its coordinate on the mesh's pp axis, whose stride is the
+/// product of the sizes of the axes after it (0 without a pp axis). Stages interleave when pp
+/// is not the first axis.
+inline std::int64_t stage_of(const Mesh& m, std::int64_t r) {
+  std::int64_t stride = 1;
+  for (auto it = m.axes.rbegin(); it != m.axes.rend(); stride *= (it++)->size)
+    if (it->name == "pp") return it->size > 0 && stride > 0 ? r / stride % it->size : 0;
+  return 0;
+}
+
 /// FLOW-1..3 on a ModelIR.
 void flow(check::Ctx& c, const ModelIR& m);
 /// MESH-1..3 on a DistributedTaskIR.

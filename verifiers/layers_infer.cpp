@@ -164,7 +164,7 @@ void distributed_to_portable_infer(check::Ctx& c, const DistributedTaskIR& d, co
   for (const auto& task : d.tasks)
     for (const auto& e : task.effects)
       if (e.kind == EffectKind::write && !task.ranks.empty() && task.ranks.front() >= 0 && task.ranks.front() < stages * per_stage)
-        written[static_cast<std::size_t>(task.ranks.front() / per_stage)].insert(e.value);
+        written[static_cast<std::size_t>(stage_of(d.mesh, task.ranks.front()))].insert(e.value);
   std::vector<int> kv(static_cast<std::size_t>(stages), 0), ws(static_cast<std::size_t>(stages), 0);
   for (std::size_t k = 0; k < p.memory.size(); ++k) {
     const auto& f = p.memory[k];

@@ -55,6 +55,14 @@ namespace layers {
 using check::at;
 namespace {
 
+// Two sorted rank sets share no rank: each rank of the smaller is looked up in the larger,
+// O(min log max), after the O(1) test of their ranges.
+bool disjoint(const Indices& a, const Indices& b) {
+  const Indices &s = a.size() < b.size() ? a : b, &l = a.size() < b.size() ? b : a;
+  if (s.empty() || s.back() < l.front() || l.back() < s.front()) return true;
+  return std::none_of(s.begin(), s.end(), [&](Index r) { return std::binary_search(l.begin(), l.end(), r); });
+}
+
 std::int64_t axis_size(const Mesh& m, std::string_view axis, std::int64_t& stride) {
   stride = 1;
   for (auto it = m.axes.rbegin(); it != m.axes.rend(); ++it) {
@@ -163,8 +171,6 @@ void tensor_parallel(check::Ctx& c, const ModelIR& m, const DistributedTaskIR& d
 }  // namespace
 
 void distributed(check::Ctx& c, const DistributedTaskIR& d) {
-  std::int64_t world = 1;
-  for (const auto& a : d.mesh.axes) world *= a.size;
   for (std::size_t i = 0; i < d.tasks.size(); ++i) {
     const auto& t = d.tasks[i];
     if (t.repeat < 1 || t.replication < 1 || t.ranks.size() % static_cast<std::size_t>(t.replication) != 0)
@@ -181,28 +187,25 @@ void distributed(check::Ctx& c, const DistributedTaskIR& d) {
           if (k != n) { c.err("COLL-1", at("tasks", i, "collective/group"), "the " + col.axis + " group of rank " + std::to_string(base) + " is incomplete: " + std::to_string(k) + " of " + std::to_string(n) + " ranks"); break; }
       }
       // COLL-2: a group shares one pipeline stage, hence one schedule and one issue order.
-      if (col.axis == "pp" || (col.axis.empty() && d.mesh.axes.size() > 0 && d.mesh.axes.front().name == "pp" && d.mesh.axes.front().size > 1 &&
-                               t.ranks.front() / (world / d.mesh.axes.front().size) != t.ranks.back() / (world / d.mesh.axes.front().size)))
+      if (col.axis == "pp" || (col.axis.empty() && std::any_of(t.ranks.begin(), t.ranks.end(), [&](Index r) { return stage_of(d.mesh, r) != stage_of(d.mesh, t.ranks.front()); })))
         c.err("COLL-2", at("tasks", i, "collective/axis"), "a collective spanning pipeline stages has no common schedule to order it on every rank");
     }
     if (t.kind == TaskKind::send || t.kind == TaskKind::recv) {
       const auto& peer = d.tasks[static_cast<std::size_t>(*t.peer)];
       TaskKind want = t.kind == TaskKind::send ? TaskKind::recv : TaskKind::send;
-      bool disjoint = peer.ranks.front() > t.ranks.back() || peer.ranks.back() < t.ranks.front();
       if (peer.kind != want || peer.peer != static_cast<Index>(i) || !(peer.work.message_bytes == t.work.message_bytes) || peer.repeat != t.repeat ||
-          peer.ranks.size() != t.ranks.size() || !disjoint)
+          peer.ranks.size() != t.ranks.size() || !disjoint(peer.ranks, t.ranks))
         c.err("P2P-1", at("tasks", i, "peer"), "a send and its receive must name each other and agree on bytes, repetition and rank count, on disjoint ranks");
       else if (t.kind == TaskKind::recv && std::find(t.dependencies.begin(), t.dependencies.end(), *t.peer) == t.dependencies.end())
         c.err("P2P-2", at("tasks", i, "dependencies"), "a receive must depend on its send");
     }
   }
-  // P2P-3: data crosses between disjoint rank ranges only through a send and its receive.
+  // P2P-3: data crosses between disjoint rank sets only through a send and its receive.
   for (std::size_t i = 0; i < d.tasks.size(); ++i) {
     const auto& t = d.tasks[i];
     for (std::size_t k = 0; k < t.dependencies.size(); ++k) {
       const auto& u = d.tasks[static_cast<std::size_t>(t.dependencies[k])];
-      if (!t.ranks.empty() && !u.ranks.empty() && (u.ranks.back() < t.ranks.front() || t.ranks.back() < u.ranks.front()) &&
-          !(t.kind == TaskKind::recv && u.kind == TaskKind::send && t.peer == t.dependencies[k]))
+      if (!t.ranks.empty() && !u.ranks.empty() && disjoint(t.ranks, u.ranks) && !(t.kind == TaskKind::recv && u.kind == TaskKind::send && t.peer == t.dependencies[k]))
         c.err("P2P-3", at("tasks", i, "dependencies", static_cast<std::int64_t>(k)), "\"" + t.id + "\" depends on \"" + u.id + "\" on disjoint ranks without a send/receive pair to carry the data");
     }
   }
@@ -319,11 +322,10 @@ void model_to_distributed(check::Ctx& c, const ModelIR& m, const DistributedTask
   // SHARD-1/2/3/4: split dimensions divide, pieces match the mesh, every weight is owned, and
   // a training plan updates every weight shard on its stage (an optimizer task there names it).
   std::vector<bool> owned(m.values.size(), false);
-  std::int64_t pps = 1, pn = std::max<std::int64_t>(axis_size(d.mesh, "pp", pps), 1);
   std::set<std::pair<std::int64_t, std::string_view>> updated;
   for (const auto& t : d.tasks)
     if (std::set<std::int64_t> stages; t.phase == Phase::optimizer)
-      for (std::int64_t r : t.ranks) if (stages.insert(r / pps % pn).second) for (const auto& w : t.lineage.sources) updated.emplace(r / pps % pn, w);
+      for (std::int64_t r : t.ranks) if (stages.insert(stage_of(d.mesh, r)).second) for (const auto& w : t.lineage.sources) updated.emplace(stage_of(d.mesh, r), w);
   for (std::size_t k = 0; k < d.shards.size(); ++k) {
     const auto& s = d.shards[k];
     std::string path = "/payload/shards/" + std::to_string(k);
