@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/diag.h"
 
-
 namespace plancert {
 
 void append_pointer_token(std::string& out, std::string_view token) {
