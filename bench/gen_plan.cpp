@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "bench/gen_plan.h"
-#include "passes/emit/emit.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "passes/bind/common.h"
+#include "passes/emit/emit.h"
 
 #include <algorithm>
 #include <array>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "passes/emit/emit.h"
 #include "props/any.h"
+
+#include "passes/emit/emit.h"
 
 #include <variant>
 

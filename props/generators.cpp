@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Valid-by-construction builders of every IR layer, driven by RapidCheck-generated knobs.
-#include "passes/emit/emit.h"
 #include "props/generators.h"
 
 #include "passes/bind/common.h"
+#include "passes/emit/emit.h"
 
 #include <algorithm>
 #include <cstdint>
