@@ -1124,7 +1124,7 @@ void distributed_ops(Catalog& c) {
     return r;
   };
   c.edit<P>("incomplete_axis_group", "COLL-1", [sent](P& p, Pick& pk, const AnySnapshot*) {
-    std::vector<std::pair<std::size_t, Indices>> ts;  // (collective, the ranks it keeps without one)
+    std::vector<std::pair<std::size_t, Indices>> ts;  // (collective, its ranks with one fewer or one more)
     const auto keep = sent(p);
     for (std::size_t i = 0; i < p.tasks.size(); ++i) {
       const auto& t = p.tasks[i];
