@@ -8,14 +8,22 @@
 
 namespace plancert::layers {
 
-/// The pipeline stage of rank `r`: its coordinate on the mesh's pp axis, whose stride is the
-/// product of the sizes of the axes after it (0 without a pp axis). Stages interleave when pp
-/// is not the first axis.
+/// The size of mesh axis `axis` (-1 without one) and its `stride`: the product of the sizes
+/// of the axes listed after it.
+inline std::int64_t axis_size(const Mesh& m, std::string_view axis, std::int64_t& stride) {
+  stride = 1;
+  for (auto it = m.axes.rbegin(); it != m.axes.rend(); ++it) {
+    if (it->name == axis) return it->size;
+    stride *= it->size;
+  }
+  return -1;
+}
+
+/// The pipeline stage of rank `r`: its coordinate on the pp axis (0 without one). Stages
+/// interleave when pp is not the first axis.
 inline std::int64_t stage_of(const Mesh& m, std::int64_t r) {
-  std::int64_t stride = 1;
-  for (auto it = m.axes.rbegin(); it != m.axes.rend(); stride *= (it++)->size)
-    if (it->name == "pp") return it->size > 0 && stride > 0 ? r / stride % it->size : 0;
-  return 0;
+  std::int64_t stride = 1, n = axis_size(m, "pp", stride);
+  return n > 0 && stride > 0 ? r / stride % n : 0;
 }
 
 /// FLOW-1..3 on a ModelIR.

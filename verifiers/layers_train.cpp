@@ -63,15 +63,6 @@ bool disjoint(const Indices& a, const Indices& b) {
   return std::none_of(s.begin(), s.end(), [&](Index r) { return std::binary_search(l.begin(), l.end(), r); });
 }
 
-std::int64_t axis_size(const Mesh& m, std::string_view axis, std::int64_t& stride) {
-  stride = 1;
-  for (auto it = m.axes.rbegin(); it != m.axes.rend(); ++it) {
-    if (it->name == axis) return it->size;
-    stride *= it->size;
-  }
-  return -1;
-}
-
 // Divisibility of a polynomial by n from the symbols' divisibility facts (sufficient test).
 bool divisible(const Expr& e, const Int& n, const std::vector<Symbol>& symbols) {
   for (const auto& term : e.terms()) {
@@ -187,7 +178,8 @@ void distributed(check::Ctx& c, const DistributedTaskIR& d) {
           if (k != n) { c.err("COLL-1", at("tasks", i, "collective/group"), "the " + col.axis + " group of rank " + std::to_string(base) + " is incomplete: " + std::to_string(k) + " of " + std::to_string(n) + " ranks"); break; }
       }
       // COLL-2: a group shares one pipeline stage, hence one schedule and one issue order.
-      if (col.axis == "pp" || (col.axis.empty() && std::any_of(t.ranks.begin(), t.ranks.end(), [&](Index r) { return stage_of(d.mesh, r) != stage_of(d.mesh, t.ranks.front()); })))
+      const std::int64_t stage = stage_of(d.mesh, t.ranks.front());
+      if (col.axis == "pp" || (col.axis.empty() && std::any_of(t.ranks.begin(), t.ranks.end(), [&](Index r) { return stage_of(d.mesh, r) != stage; })))
         c.err("COLL-2", at("tasks", i, "collective/axis"), "a collective spanning pipeline stages has no common schedule to order it on every rank");
     }
     if (t.kind == TaskKind::send || t.kind == TaskKind::recv) {
@@ -325,7 +317,7 @@ void model_to_distributed(check::Ctx& c, const ModelIR& m, const DistributedTask
   std::set<std::pair<std::int64_t, std::string_view>> updated;
   for (const auto& t : d.tasks)
     if (std::set<std::int64_t> stages; t.phase == Phase::optimizer)
-      for (std::int64_t r : t.ranks) if (stages.insert(stage_of(d.mesh, r)).second) for (const auto& w : t.lineage.sources) updated.emplace(stage_of(d.mesh, r), w);
+      for (std::int64_t r : t.ranks) if (auto [s, fresh] = stages.insert(stage_of(d.mesh, r)); fresh) for (const auto& w : t.lineage.sources) updated.emplace(*s, w);
   for (std::size_t k = 0; k < d.shards.size(); ++k) {
     const auto& s = d.shards[k];
     std::string path = "/payload/shards/" + std::to_string(k);
