@@ -1658,6 +1658,40 @@ void portable_ops(Catalog& c) {
     t.lineage.sources.push_back(d.tasks[pk(d.tasks.size())].id);
     return true;
   });
+  // DAG-4: a portable task drops the direct dependency u it copied from its distributed task.
+  // u produces none of its inputs (BUF-3) and the task has no effects (EFFECT-2/3), the laws
+  // that ask for direct edges; the order survives through another dependency w (w now depends
+  // on u, unless u already precedes w). Only the edge itself is gone.
+  c.edit<P>("dependency_dropped", "DAG-4", [](P& p, Pick& pk, const AnySnapshot*) {
+    auto ancestors = [&](std::size_t x) {  // x and every task x transitively depends on
+      std::vector<char> seen(p.tasks.size(), 0);
+      std::vector<std::size_t> stack{x};
+      seen[x] = 1;
+      while (!stack.empty()) {
+        const std::size_t v = stack.back();
+        stack.pop_back();
+        for (Index u : p.tasks[v].dependencies)
+          if (!seen[static_cast<std::size_t>(u)]) { seen[static_cast<std::size_t>(u)] = 1; stack.push_back(static_cast<std::size_t>(u)); }
+      }
+      return seen;
+    };
+    std::vector<std::tuple<std::size_t, Index, Index>> cands;  // (task, dropped u, carrier w)
+    for (std::size_t i = 0; i < p.tasks.size(); ++i) {
+      const auto& t = p.tasks[i];
+      auto feeds = [&](Index u) { return std::any_of(t.inputs.begin(), t.inputs.end(), [&](Index b) { return p.buffers[static_cast<std::size_t>(b)].producer == u; }); };
+      if (t.effects.empty())
+        for (Index u : t.dependencies)
+          for (Index w : t.dependencies)
+            if (w != u && !feeds(u) && !ancestors(static_cast<std::size_t>(u))[static_cast<std::size_t>(w)]) cands.emplace_back(i, u, w);  // w after u: no cycle
+    }
+    if (cands.empty()) return false;
+    const auto [i, u, w] = pk.from(cands);
+    auto& deps = p.tasks[i].dependencies;
+    deps.erase(std::find(deps.begin(), deps.end(), u));
+    auto& carrier = p.tasks[static_cast<std::size_t>(w)].dependencies;
+    if (!ancestors(static_cast<std::size_t>(w))[static_cast<std::size_t>(u)]) carrier.insert(std::lower_bound(carrier.begin(), carrier.end(), u), u);
+    return true;
+  });
   // MEM-1: a fact claims a buffer its bytes do not count.
   c.edit<P>("fact_claims_extra_buffer", "MEM-1", [](P& p, Pick& pk, const AnySnapshot*) {
     // facts without a per-buffer rule of their own (KV-2, WS-2 check kv_cache and workspace

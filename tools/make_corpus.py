@@ -1053,6 +1053,15 @@ def build(chain: Chain) -> Corpus:
     k.snapshot("WORK-1", "task-planned-twice", P, "two portable tasks derive from the same distributed task", parent=True,
                mutate=lambda p: p["tasks"][12]["lineage"].update(sources=["s0.opt.w1"]))
 
+    # ---- DAG-4 (DistributedTaskIR -> PortablePlanIR) ---------------------------------------
+    # The parent orders s1.fc2.bwd_w after s1.fc2.bwd_act (an order that carries no data); the
+    # portable plan drops that edge, which BUF-3 and every other family let through.
+    ordered = redigest(k.c.get("dist"))
+    ordered["payload"]["tasks"][6]["dependencies"] = [4, 5]
+    redigest(ordered)
+    k.snapshot("DAG-4", "order-only-dependency-dropped", P, "the distributed s1.fc2.bwd_w also waits for s1.fc2.bwd_act; its portable copy does not",
+               parent=ordered, envelope=lambda s: s.update(parents=[ordered["digest"]]))
+
     def mem2(p):
         p["memory"][4].update(bytes="16*B*S")       # peak of stage 0 should be 2 in-flight microbatches
         p["memory"][5].update(bytes="16*B*S+1024")  # total kept consistent (MEM-3)

@@ -48,7 +48,7 @@ void distributed(check::Ctx& c, const DistributedTaskIR& d);
 void model_to_distributed(check::Ctx& c, const ModelIR& m, const DistributedTaskIR& d);
 /// MEM-1, MEM-3, WORK-3 on a PortablePlanIR.
 void portable(check::Ctx& c, const PortablePlanIR& p);
-/// WORK-1, MEM-2 of a PortablePlanIR against its DistributedTaskIR.
+/// WORK-1, DAG-4 (every parent dependency kept), MEM-2 of a PortablePlanIR against its DistributedTaskIR.
 void distributed_to_portable(check::Ctx& c, const DistributedTaskIR& d, const PortablePlanIR& p);
 /// EFFECT-2..3 (reads after writes, ordered writes) on a DistributedTaskIR.
 void effects(check::Ctx& c, const DistributedTaskIR& d);
