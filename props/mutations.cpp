@@ -2060,6 +2060,34 @@ void bind_ops(Catalog& c) {
     return true;
   }, std::nullopt, {"RACE-2", "CAP-5"});
   c.oracle([](const AnySnapshot*, const AnySnapshot& m) { return !brute_force_race(std::get<Snapshot<ConcretePlanIR>>(m).payload); });
+  // DAG-5: a command drops its dependency on the command of one of its task's dependencies.
+  // A token it waits for from that command, or their queue order, still orders the two, so
+  // happens-before is unchanged (no RACE or CAP-5 finding); only the edge is gone.
+  c.edit<P>("dependency_dropped", "DAG-5", [](P& p, Pick& pk, const AnySnapshot* parent) {
+    std::vector<std::pair<std::size_t, std::size_t>> qat(p.commands.size(), {SIZE_MAX, 0});  // (queue, position)
+    if (p.queue)
+      for (std::size_t q = 0; q < p.queue->queues.size(); ++q)
+        for (std::size_t k = 0; k < p.queue->queues[q].commands.size(); ++k) qat[static_cast<std::size_t>(p.queue->queues[q].commands[k])] = {q, k};
+    std::vector<std::pair<std::size_t, std::size_t>> vs;  // (command, position in dependencies)
+    for (std::size_t v = 0; v < p.commands.size(); ++v) {
+      const Command& y = p.commands[v];
+      const PortableTask* b = task_of(p, y, parent);
+      if (!b) continue;
+      for (std::size_t k = 0; k < y.dependencies.size(); ++k) {
+        const auto u = static_cast<std::size_t>(y.dependencies[k]);
+        const PortableTask* a = task_of(p, p.commands[u], parent);
+        const Indices& sig = p.commands[u].signals;
+        const bool token = std::any_of(y.waits.begin(), y.waits.end(), [&](Index t) { return std::find(sig.begin(), sig.end(), t) != sig.end(); });
+        const bool needed = a && std::find(b->dependencies.begin(), b->dependencies.end(), a - std::get<2>(*parent).payload.tasks.data()) != b->dependencies.end();
+        if (needed && (token || (qat[u].first != SIZE_MAX && qat[u].first == qat[v].first && qat[u].second < qat[v].second))) vs.emplace_back(v, k);
+      }
+    }
+    if (vs.empty()) return false;
+    auto [v, k] = pk.from(vs);
+    auto& d = p.commands[v].dependencies;
+    d.erase(d.begin() + static_cast<std::ptrdiff_t>(k));
+    return true;
+  });
   // WORK-4: a command's work differs from its task's by one byte.
   c.edit<P>("command_work_changed", "WORK-4", [](P& p, Pick& pk, const AnySnapshot* parent) {
     std::vector<std::size_t> vs;

@@ -1229,6 +1229,8 @@ def build(chain: Chain) -> Corpus:
                mutate=lambda p: p["commands"][0]["work"].update(matrix_ops="64*B*S"))
     k.snapshot("WORK-4", "repeat-short", Q, "fc2.fwd's command runs 1 of its task's 2 instances", parent=True,
                mutate=lambda p: p["commands"][3].update(repeat=1))
+    k.snapshot("DAG-5", "dependency-left-to-queue-order", Q, "opt.w2's command does not list bwd_w's (its task's dependency); only their queue orders them",
+               parent=True, mutate=lambda p: p["commands"][12].update(dependencies=[]))
     RQ, RS = "ref_queue", "ref_slot"
     k.snapshot("ALIGN-3", "offset-off-the-recurrence", RQ, "w2.new at 99840; the reference recurrence places it at 99584", parent=True,
                mutate=lambda p: p["buffers"][14].update(offset="99840"))

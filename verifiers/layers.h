@@ -65,7 +65,7 @@ void observations_trace(check::Ctx& c, const ConcretePlanIR& plan, const Observa
 /// IMPL-2 (device ranks), and when `families_ok` (no finding of the plan's other families)
 /// RACE-1..3 and CAP-5 under the happens-before order of dependencies, queue order and tokens.
 void bind(check::Ctx& c, const ConcretePlanIR& p, bool families_ok);
-/// Transition PortablePlanIR -> ConcretePlanIR: CAP-4, WORK-4, IMPL-1, RACE-4, and ALIGN-3 and
+/// Transition PortablePlanIR -> ConcretePlanIR: CAP-4, WORK-4, IMPL-1, RACE-4, DAG-5, and ALIGN-3 and
 /// REFBIND-1 for a plan that declares the reference binding.
 void portable_to_concrete(check::Ctx& c, const PortablePlanIR& pp, const ConcretePlanIR& p);
 

@@ -352,6 +352,7 @@ void portable_to_concrete(check::Ctx& c, const PortablePlanIR& pp, const Concret
   // WORK-4, IMPL-1, RACE-4 per command.
   std::unordered_map<std::uint64_t, std::int64_t> instances;  // (task, device) -> instances
   std::vector<std::uint32_t> rd(npb, 0), wr(npb, 0);
+  std::vector<std::int64_t> task(p.commands.size(), -1);  // the portable task of each command
   for (std::size_t v = 0; v < p.commands.size(); ++v) {
     const Command& cmd = p.commands[v];
     auto it = cmd.lineage.sources.size() == 1 ? task_of.find(cmd.lineage.sources[0]) : task_of.end();
@@ -360,6 +361,7 @@ void portable_to_concrete(check::Ctx& c, const PortablePlanIR& pp, const Concret
         c.err("WORK-4", at("commands", v, "lineage/sources"), "a command must derive from exactly one portable task, or be a copy of one portable buffer");
       continue;
     }
+    task[v] = static_cast<std::int64_t>(it->second);
     const PortableTask& t = pp.tasks[it->second];
     if (cmd.kind != kCommand[static_cast<std::size_t>(t.kind)] || cmd.repeat < 1 || !same_work(cmd.work, t.work))
       c.err("WORK-4", at("commands", v), "a command of task " + in_quotes(t.id) + " must have its kind and work and repeat >= 1");
@@ -397,6 +399,24 @@ void portable_to_concrete(check::Ctx& c, const PortablePlanIR& pp, const Concret
     if (!ok || (ranked && covered != R.size()))
       c.err("WORK-4", "/payload/commands", "task " + in_quotes(pp.tasks[t].id) + " must run its " + std::to_string(pp.tasks[t].repeat) + " instances on devices " +
                                                (ranked ? "whose ranks partition its ranks" : "(one device, as no device has ranks)"));
+  }
+  // DAG-5: a command of task b lists, for every dependency a of b and every device that runs a,
+  // a command of a on that device. (task, device) pairs are numbered first[a] + their rank in
+  // per[a]; one finding per command keeps it O(C + E log d).
+  std::vector<std::size_t> first(nt + 1, 0);
+  for (std::size_t t = 0; t < nt; ++t) std::sort(per[t].begin(), per[t].end()), first[t + 1] = first[t] + per[t].size();
+  auto pair_of = [&](std::size_t t, std::size_t d) { return first[t] + static_cast<std::size_t>(std::partition_point(per[t].begin(), per[t].end(), [&](const auto& x) { return x.first < d; }) - per[t].begin()); };
+  std::vector<std::size_t> seen(first[nt], 0);
+  for (std::size_t v = 0; v < p.commands.size(); ++v) {
+    if (task[v] < 0) continue;
+    for (Index u : p.commands[v].dependencies)
+      if (std::int64_t a = task[static_cast<std::size_t>(u)]; a >= 0) seen[pair_of(static_cast<std::size_t>(a), static_cast<std::size_t>(p.commands[static_cast<std::size_t>(u)].device))] = v + 1;
+    for (Index a : pp.tasks[static_cast<std::size_t>(task[v])].dependencies)
+      if (auto k = first[static_cast<std::size_t>(a)]; std::any_of(seen.begin() + static_cast<std::ptrdiff_t>(k), seen.begin() + static_cast<std::ptrdiff_t>(first[static_cast<std::size_t>(a) + 1]), [&](std::size_t s) { return s != v + 1; })) {
+        c.err("DAG-5", at("commands", v, "dependencies"), "a command of portable task " + in_quotes(pp.tasks[static_cast<std::size_t>(task[v])].id) + " must depend on a command of its dependency " +
+                                                            in_quotes(pp.tasks[static_cast<std::size_t>(a)].id) + " on every device that runs one");
+        break;
+      }
   }
   if (std::find(p.rules.begin(), p.rules.end(), "bind.reference.task") != p.rules.end()) reference(c, pp, p, env);
 }
