@@ -59,7 +59,7 @@ int happens_before(const ConcretePlanIR& p, const std::vector<std::int64_t>& sig
     tail[static_cast<std::size_t>(q)] = v;
   }
   h.k = tail.size();
-  if (h.k * n > (std::size_t{1} << 25)) return 2;
+  if (h.k * n > (std::size_t{1} << 27)) return 2;  // 512 MiB of clocks
   h.vc.reset(new std::uint32_t[h.k * n]);  // uninitialised: one pass over the table, not two
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint32_t v = h.order[i];
@@ -80,7 +80,7 @@ void race(check::Ctx& c, const ConcretePlanIR& p, const std::vector<std::int64_t
   Hb h;
   if (int st = happens_before(p, signaller, h); st != 0) {
     if (st == 2) c.err("RACE-3", "/payload/commands", "happens-before needs " + std::to_string(h.k) + " chains x " + std::to_string(p.commands.size()) +
-                                                          " commands of clocks, over the limit of 2^25: race freedom is not decided, so the plan is rejected");
+                                                          " commands of clocks, over the limit of 2^27: race freedom is not decided, so the plan is rejected");
     return;
   }
   const std::size_t nb = p.buffers.size(), n = p.commands.size();

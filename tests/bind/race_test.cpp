@@ -203,9 +203,9 @@ TEST(Race, BuffersOfTwoDevicesDoNotShareMemory) {
 }
 
 TEST(Race, UndecidableIsRejected) {
-  // A slot plan of 9000 independent commands needs 9000 chains: 81M clock entries > 2^26.
+  // A slot plan of 12000 independent commands needs 12000 chains: 144M clock entries > 2^27.
   Mini m(TargetKind::slot);
-  for (int i = 0; i < 9000; ++i) m.command("c" + std::to_string(i), CommandKind::launch, {}, {});
+  for (int i = 0; i < 12000; ++i) m.command("c" + std::to_string(i), CommandKind::launch, {}, {});
   EXPECT_EQ(snapshot_verdict(m.done()), Codes{"RACE-3"});
 }
 
