@@ -26,61 +26,64 @@ std::string in_quotes(const std::string& s) { return "\"" + s + "\""; }
 
 // Happens-before as vector clocks over chains: the queues of a queue target, a greedy chain
 // cover (in topological order) of a slot target. vc[v * k + q] is the largest 1-based
-// position in chain q of a command that happens before v or is v.
+// position in chain q of a command that happens before v or is v. Entries of T = uint16_t when
+// no chain can reach 2^16 commands (half the memory; bind() decides), else uint32_t.
+template <class T>
 struct Hb {
   std::size_t k = 0;
-  std::vector<std::uint32_t> order, chain, pos; std::unique_ptr<std::uint32_t[]> vc;  // vc: each row zeroed when it is computed
+  std::vector<std::uint32_t> order, chain, pos; std::unique_ptr<T[]> vc;  // vc: each row zeroed when it is computed
   [[nodiscard]] bool before(std::size_t a, std::size_t b) const { return a == b || vc[b * k + chain[a]] >= pos[a]; }
+  // Builds the table. 0: built; 1: cyclic (DAG-2, DEADLOCK-1 or SLOT-3 report it); 2: over the
+  // resource limit (RACE-3).
+  int build(const ConcretePlanIR& p, const std::vector<std::int64_t>& signaller) {
+    const std::size_t n = p.commands.size();
+    std::vector<std::int64_t> qprev(n, -1);
+    if (p.queue)
+      for (const auto& q : p.queue->queues)
+        for (std::size_t j = 1; j < q.commands.size(); ++j) qprev[static_cast<std::size_t>(q.commands[j])] = q.commands[j - 1];
+    auto preds = [&](std::size_t v, auto&& fn) {  // the queue predecessor first: its clock covers most of the others'
+      if (qprev[v] >= 0) fn(static_cast<std::size_t>(qprev[v]));
+      for (Index u : p.commands[v].dependencies) fn(static_cast<std::size_t>(u));
+      for (Index t : p.commands[v].waits)
+        if (std::int64_t u = signaller[static_cast<std::size_t>(t)]; u >= 0 && static_cast<std::size_t>(u) != v) fn(static_cast<std::size_t>(u));
+    };
+    if (!check::find_cycle(n, preds, &order).empty()) return 1;  // index order when it is topological
+    std::vector<std::uint32_t> tail;
+    chain.assign(n, 0);
+    pos.assign(n, 0);
+    for (std::uint32_t v : order) {  // queue: the queue predecessor's chain; slot: a predecessor that ends its chain
+      std::int64_t q = p.queue && qprev[v] >= 0 ? std::int64_t{chain[static_cast<std::size_t>(qprev[v])]} : -1;
+      if (!p.queue) preds(v, [&](std::size_t u) { if (q < 0 && tail[chain[u]] == u) q = chain[u]; });
+      if (q < 0) { q = static_cast<std::int64_t>(tail.size()); tail.push_back(v); }
+      pos[v] = pos[tail[static_cast<std::size_t>(q)]] + 1;  // a new chain's tail is v itself, at position 0
+      chain[v] = static_cast<std::uint32_t>(q);
+      tail[static_cast<std::size_t>(q)] = v;
+    }
+    k = tail.size();
+    if (k * n * sizeof(T) > (std::size_t{1} << 29)) return 2;  // 512 MiB of clocks
+    vc.reset(new T[k * n]);  // uninitialised: one pass over the table, not two
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t v = order[i];
+      if (i + 16 < n)  // predecessors' rows lie far back: fetch them a few commands ahead
+        preds(order[i + 16], [&](std::size_t u) { __builtin_prefetch(&vc[u * k]), __builtin_prefetch(&vc[u * k + k - 1]); });
+      T* cv = std::fill_n(&vc[v * k], k, T{0}) - k;
+      preds(v, [&](std::size_t u) {  // u != v: a different row. Skipped when u happens before a predecessor merged already: its clock is no larger
+        if (cv[chain[u]] < pos[u])
+          for (std::size_t q = 0; q < k; ++q) cv[q] = std::max(cv[q], vc[u * k + q]);
+      });
+      cv[chain[v]] = static_cast<T>(pos[v]);
+    }
+    return 0;
+  }
 };
 
-// 0: built; 1: cyclic (DAG-2, DEADLOCK-1 or SLOT-3 report it); 2: over the resource limit (RACE-3).
-int happens_before(const ConcretePlanIR& p, const std::vector<std::int64_t>& signaller, Hb& h) {
-  const std::size_t n = p.commands.size();
-  std::vector<std::int64_t> qprev(n, -1);
-  if (p.queue)
-    for (const auto& q : p.queue->queues)
-      for (std::size_t k = 1; k < q.commands.size(); ++k) qprev[static_cast<std::size_t>(q.commands[k])] = q.commands[k - 1];
-  auto preds = [&](std::size_t v, auto&& fn) {  // the queue predecessor first: its clock covers most of the others'
-    if (qprev[v] >= 0) fn(static_cast<std::size_t>(qprev[v]));
-    for (Index u : p.commands[v].dependencies) fn(static_cast<std::size_t>(u));
-    for (Index t : p.commands[v].waits)
-      if (std::int64_t u = signaller[static_cast<std::size_t>(t)]; u >= 0 && static_cast<std::size_t>(u) != v) fn(static_cast<std::size_t>(u));
-  };
-  if (!check::find_cycle(n, preds, &h.order).empty()) return 1;  // index order when it is topological
-  std::vector<std::uint32_t> tail;
-  h.chain.assign(n, 0);
-  h.pos.assign(n, 0);
-  for (std::uint32_t v : h.order) {  // queue: the queue predecessor's chain; slot: a predecessor that ends its chain
-    std::int64_t q = p.queue && qprev[v] >= 0 ? std::int64_t{h.chain[static_cast<std::size_t>(qprev[v])]} : -1;
-    if (!p.queue) preds(v, [&](std::size_t u) { if (q < 0 && tail[h.chain[u]] == u) q = h.chain[u]; });
-    if (q < 0) { q = static_cast<std::int64_t>(tail.size()); tail.push_back(v); }
-    h.pos[v] = h.pos[tail[static_cast<std::size_t>(q)]] + 1;  // a new chain's tail is v itself, at position 0
-    h.chain[v] = static_cast<std::uint32_t>(q);
-    tail[static_cast<std::size_t>(q)] = v;
-  }
-  h.k = tail.size();
-  if (h.k * n > (std::size_t{1} << 27)) return 2;  // 512 MiB of clocks
-  h.vc.reset(new std::uint32_t[h.k * n]);  // uninitialised: one pass over the table, not two
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::uint32_t v = h.order[i];
-    if (i + 16 < n)  // predecessors' rows lie far back: fetch them a few commands ahead
-      preds(h.order[i + 16], [&](std::size_t u) { __builtin_prefetch(&h.vc[u * h.k]), __builtin_prefetch(&h.vc[u * h.k + h.k - 1]); });
-    std::uint32_t* cv = std::fill_n(&h.vc[v * h.k], h.k, 0) - h.k;
-    preds(v, [&](std::size_t u) {  // u != v: a different row. Skipped when u happens before a predecessor merged already: its clock is no larger
-      if (cv[h.chain[u]] < h.pos[u])
-        for (std::size_t q = 0; q < h.k; ++q) cv[q] = std::max(cv[q], h.vc[u * h.k + q]);
-    });
-    cv[h.chain[v]] = h.pos[v];
-  }
-  return 0;
-}
-
 // RACE-1..3, and CAP-5 (which needs happens-before).
+template <class T>
 void race(check::Ctx& c, const ConcretePlanIR& p, const std::vector<std::int64_t>& signaller) {
-  Hb h;
-  if (int st = happens_before(p, signaller, h); st != 0) {
-    if (st == 2) c.err("RACE-3", "/payload/commands", "happens-before needs " + std::to_string(h.k) + " chains x " + std::to_string(p.commands.size()) +
-                                                          " commands of clocks, over the limit of 2^27: race freedom is not decided, so the plan is rejected");
+  Hb<T> h;
+  if (int st = h.build(p, signaller); st != 0) {
+    if (st == 2) c.err("RACE-3", "/payload/commands", "happens-before needs " + std::to_string(h.k) + " chains x " + std::to_string(p.commands.size()) + " commands x " +
+                                                          std::to_string(sizeof(T)) + " bytes of clocks, over the limit of 512 MiB: race freedom is not decided, so the plan is rejected");
     return;
   }
   const std::size_t nb = p.buffers.size(), n = p.commands.size();
@@ -174,7 +177,6 @@ void race(check::Ctx& c, const ConcretePlanIR& p, const std::vector<std::int64_t
                                " (highest buffer end) and lower_bound_bytes " + to_string(live) + " (live at the witness)");
   }
 }
-
 
 // The first difference between two members of the same name (its first differing element for arrays).
 template <class T>
@@ -304,7 +306,10 @@ void bind(check::Ctx& c, const ConcretePlanIR& p, bool families_ok) {
   std::vector<std::int64_t> signaller(p.tokens.size(), -1);
   for (std::size_t v = 0; v < p.commands.size(); ++v)
     for (Index t : p.commands[v].signals) signaller[static_cast<std::size_t>(t)] = static_cast<std::int64_t>(v);
-  race(c, p, signaller);
+  std::size_t longest = p.queue ? 0 : p.commands.size();  // a bound on chain positions: the queues are the chains
+  if (p.queue) for (const auto& q : p.queue->queues) longest = std::max(longest, q.commands.size());
+  if (longest < 65536) race<std::uint16_t>(c, p, signaller);
+  else race<std::uint32_t>(c, p, signaller);
 }
 
 void portable_to_concrete(check::Ctx& c, const PortablePlanIR& pp, const ConcretePlanIR& p) {

@@ -378,14 +378,14 @@ void distributed_to_portable(check::Ctx& c, const DistributedTaskIR& d, const Po
   std::unordered_map<std::string_view, std::size_t> task_of;
   for (std::size_t i = 0; i < d.tasks.size(); ++i) task_of[d.tasks[i].id] = i;
   std::vector<int> copies(d.tasks.size(), 0);
-  std::vector<std::int64_t> src(p.tasks.size(), -1);  // the distributed task each portable task copies
+  std::vector<std::int64_t> src(p.tasks.size(), -1), planned(d.tasks.size(), -1);  // what each portable task copies; a copy of each distributed task
   for (std::size_t i = 0; i < p.tasks.size(); ++i) {
     const auto& pt = p.tasks[i];
     auto it = pt.lineage.sources.size() == 1 ? task_of.find(pt.lineage.sources[0]) : task_of.end();
     if (it == task_of.end()) { c.err("WORK-1", at("tasks", i, "lineage/sources"), "a portable task must derive from exactly one distributed task"); continue; }
     const auto& dt = d.tasks[it->second];
     ++copies[it->second];
-    src[i] = static_cast<std::int64_t>(it->second);
+    src[i] = static_cast<std::int64_t>(it->second), planned[it->second] = static_cast<std::int64_t>(i);
     const Work &a = pt.work, &b = dt.work;
     if (!(a.matrix_ops == b.matrix_ops && a.vector_ops == b.vector_ops && a.read_bytes == b.read_bytes && a.write_bytes == b.write_bytes &&
           a.message_bytes == b.message_bytes && a.temporary_bytes == b.temporary_bytes && a.persistent_bytes == b.persistent_bytes) ||
@@ -395,16 +395,14 @@ void distributed_to_portable(check::Ctx& c, const DistributedTaskIR& d, const Po
   for (std::size_t i = 0; i < d.tasks.size(); ++i)
     if (copies[i] != 1) c.err("WORK-1", "/payload/tasks", "distributed task \"" + d.tasks[i].id + "\" is planned " + std::to_string(copies[i]) + " times, not once");
   // DAG-4: every dependency of a distributed task is a dependency of its portable copy (tasks
-  // planned once only: the others are WORK-1 findings). Stamps make it O(T + E).
-  std::vector<std::int64_t> planned(d.tasks.size(), -1);
-  for (std::size_t i = 0; i < p.tasks.size(); ++i)
-    if (auto s = src[i]; s >= 0 && copies[static_cast<std::size_t>(s)] == 1) planned[static_cast<std::size_t>(s)] = static_cast<std::int64_t>(i);
+  // planned once only: the others are WORK-1 findings; planned[e] is the copy when there is one).
+  // Stamps make it O(T + E).
   std::vector<std::size_t> stamp(p.tasks.size(), 0);
   for (std::size_t i = 0; i < p.tasks.size(); ++i) {
     if (src[i] < 0 || copies[static_cast<std::size_t>(src[i])] != 1) continue;
     for (Index u : p.tasks[i].dependencies) stamp[static_cast<std::size_t>(u)] = i + 1;
     for (Index e : d.tasks[static_cast<std::size_t>(src[i])].dependencies)
-      if (auto q = planned[static_cast<std::size_t>(e)]; q >= 0 && stamp[static_cast<std::size_t>(q)] != i + 1)
+      if (auto q = planned[static_cast<std::size_t>(e)]; copies[static_cast<std::size_t>(e)] == 1 && stamp[static_cast<std::size_t>(q)] != i + 1)
         c.err("DAG-4", at("tasks", i, "dependencies"), "\"" + p.tasks[i].id + "\" must depend on \"" + p.tasks[static_cast<std::size_t>(q)].id +
                                                          "\": its distributed task depends on \"" + d.tasks[static_cast<std::size_t>(e)].id + "\"");
   }

@@ -203,10 +203,22 @@ TEST(Race, BuffersOfTwoDevicesDoNotShareMemory) {
 }
 
 TEST(Race, UndecidableIsRejected) {
-  // A slot plan of 12000 independent commands needs 12000 chains: 144M clock entries > 2^27.
+  // A slot plan of 16400 independent commands needs 16400 chains: 269M 2-byte clock entries > 512 MiB.
   Mini m(TargetKind::slot);
-  for (int i = 0; i < 12000; ++i) m.command("c" + std::to_string(i), CommandKind::launch, {}, {});
+  for (int i = 0; i < 16400; ++i) m.command("c" + std::to_string(i), CommandKind::launch, {}, {});
   EXPECT_EQ(snapshot_verdict(m.done()), Codes{"RACE-3"});
+}
+
+TEST(Race, ChainsLongerThan16BitClocksAreDecidedExactly) {
+  // 70,000 launches on one queue: positions past 2^16, so the clocks are 32-bit. Launch 65,990
+  // writes b and a collective reads it after depending on launch 66,000 (ordered) or 65,980 (not).
+  for (Index after : {Index{66000}, Index{65980}}) {
+    Mini m;
+    Index b = m.buffer("b", 0, 64);
+    for (int i = 0; i < 70000; ++i) m.command("l" + std::to_string(i), CommandKind::launch, {}, i == 65990 ? Indices{b} : Indices{});
+    m.command("x", CommandKind::collective, {b}, {}, {after});
+    EXPECT_EQ(snapshot_verdict(m.done()), after == 66000 ? Codes{} : Codes{"RACE-1"}) << after;
+  }
 }
 
 TEST(Deadlock, ThroughTokens) {
