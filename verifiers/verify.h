@@ -23,9 +23,9 @@ Diagnostics verify_snapshot(const AnySnapshot& s, std::string_view payload_diges
 /// Checks the transition obligations of `child` against `parent`: DIGEST-3 (the parent's
 /// digest is listed), DIGEST-5 (the parent is the layer before), LINEAGE-2 (every lineage
 /// source names an entity of the parent), and every obligation whose rule in spec/ says it is
-/// a transition obligation (WORK-1, DAG-4, COLL-3, REFBIND-1, TIME-1 and the others): those run
-/// once the child's own obligations hold. `parent` must itself be verified (verify_snapshot):
-/// the checks index into it and multiply its mesh axis sizes without checking them again.
+/// a transition obligation (WORK-1, DAG-4, COLL-3, REFBIND-1, TIME-1 and the others). Call it
+/// only once verify_snapshot has accepted both snapshots, as `plancert verify` and the gate do:
+/// the checks index into them and multiply the parent's mesh axis sizes without checking again.
 Diagnostics verify_transition(const AnySnapshot& parent, const AnySnapshot& child);
 
 /// True when the snapshot's layer can only be checked against a parent (TimelineBundle,
