@@ -1680,9 +1680,12 @@ void portable_ops(Catalog& c) {
       const auto& t = p.tasks[i];
       auto feeds = [&](Index u) { return std::any_of(t.inputs.begin(), t.inputs.end(), [&](Index b) { return p.buffers[static_cast<std::size_t>(b)].producer == u; }); };
       if (t.effects.empty())
-        for (Index u : t.dependencies)
+        for (Index u : t.dependencies) {
+          if (feeds(u)) continue;
+          const auto before_u = ancestors(static_cast<std::size_t>(u));  // once per edge, not per carrier
           for (Index w : t.dependencies)
-            if (w != u && !feeds(u) && !ancestors(static_cast<std::size_t>(u))[static_cast<std::size_t>(w)]) cands.emplace_back(i, u, w);  // w after u: no cycle
+            if (w != u && !before_u[static_cast<std::size_t>(w)]) cands.emplace_back(i, u, w);  // w after u: no cycle
+        }
     }
     if (cands.empty()) return false;
     const auto [i, u, w] = pk.from(cands);
