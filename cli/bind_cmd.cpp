@@ -2,6 +2,7 @@
 // The binding step of `plancert certify --target ...`: profiles, a binding pass, the gate.
 #include "cli/bind_cmd.h"
 
+#include "spec/checked.h"
 #include "cli/io.h"
 #include "core/diag.h"
 #include "passes/bind/bind.h"
@@ -56,7 +57,7 @@ BindOutcome bind_and_commit(const Committed<PortablePlanIR>& portable, const Dis
   const auto& c = std::get<Committed<ConcretePlanIR>>(result);
   const ConcretePlanIR& p = c.payload();
   out.digest = c.digest();
-  out.obligations = c.obligations();
+  out.obligations = obligations_checked(3, true);
   out.snapshot = encode_snapshot(c.snapshot());
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // naive / peak with two decimals, rounded half up (exact integer arithmetic); "-" without a peak.

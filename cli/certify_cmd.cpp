@@ -3,6 +3,7 @@
 // through the gate. Nothing is written unless every stage is committed.
 #include "cli/bind_cmd.h"
 #include "cli/commands.h"
+#include "spec/checked.h"
 #include "cli/embedded.h"
 #include "cli/io.h"
 #include "passes/emit/emit.h"
@@ -87,17 +88,17 @@ int run_certify(const CertifyOptions& o) {
   const auto* m = require(model_result, "BuildModelIR");
   if (!m) return static_cast<int>(Exit::Rejected);
   auto t1 = clock();
-  stages.push_back({"ModelIR", m->digest(), m->obligations(), std::chrono::duration<double>(t1 - t0).count()});
+  stages.push_back({"ModelIR", m->digest(), obligations_checked(0, false), std::chrono::duration<double>(t1 - t0).count()});
   auto dist_result = Gate::commit(*m, make_snapshot(passes::distribute_training(m->payload(), m->digest(), strategy), {m->digest()}));
   const auto* d = require(dist_result, "DistributeTransformerTrainingPass");
   if (!d) return static_cast<int>(Exit::Rejected);
   auto t2 = clock();
-  stages.push_back({"DistributedTaskIR", d->digest(), d->obligations(), std::chrono::duration<double>(t2 - t1).count()});
+  stages.push_back({"DistributedTaskIR", d->digest(), obligations_checked(1, true), std::chrono::duration<double>(t2 - t1).count()});
   auto plan_result = Gate::commit(*d, make_snapshot(passes::plan_training(m->payload(), d->payload(), strategy), {d->digest()}));
   const auto* p = require(plan_result, "PlanTransformerTrainingPass");
   if (!p) return static_cast<int>(Exit::Rejected);
   auto t3 = clock();
-  stages.push_back({"PortablePlanIR", p->digest(), p->obligations(), std::chrono::duration<double>(t3 - t2).count()});
+  stages.push_back({"PortablePlanIR", p->digest(), obligations_checked(2, true), std::chrono::duration<double>(t3 - t2).count()});
   // Stage 4 (optional): bind to a target; nothing is written unless it is committed too.
   std::ostringstream bind_log;
   BindOutcome bound;

@@ -3,11 +3,27 @@
 /// \brief The plancert subcommands. Each returns the process exit code (see plancert::Exit).
 #pragma once
 
+#include "core/diag.h"
+#include "core/snapshot.h"
+
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace plancert::cli {
+
+/// True when the snapshot's layer can only be checked against a parent (TimelineBundle,
+/// MachineIR, ObservationSet reference the ConcretePlanIR's commands).
+inline bool needs_parent(const AnySnapshot& s) { return s.index() >= 4; }
+
+/// Exit code class of an obligation code: JSON-*, SCHEMA-*, CONFIG-*, IO-* are malformed input
+/// (exit 2); every other code is a rejection (exit 1).
+inline Exit exit_for_code(std::string_view code) {
+  for (std::string_view f : {"JSON-", "SCHEMA-", "CONFIG-", "IO-"})
+    if (code.substr(0, f.size()) == f) return Exit::BadInput;
+  return Exit::Rejected;
+}
 
 /// Options of `plancert verify`.
 struct VerifyOptions {

@@ -5,6 +5,7 @@
 
 #include "cli/bind_cmd.h"
 
+#include "spec/checked.h"
 #include "cli/embedded.h"
 #include "cli/io.h"
 #include "passes/emit/emit.h"
@@ -176,9 +177,9 @@ int run_certify_inference(const InferOptions& o) {
     stages.push_back({{"ir", ir}, {"digest", digest}, {"obligations_checked", ob}});
     std::cout << "  " << std::left << std::setw(18) << ir << " " << digest.substr(0, 16) << "  committed, " << obligations.size() << " obligations checked\n";
   };
-  stage("ModelIR", c.model->digest(), c.model->obligations());
-  stage("DistributedTaskIR", c.dist->digest(), c.dist->obligations());
-  stage("PortablePlanIR", c.plan->digest(), c.plan->obligations());
+  stage("ModelIR", c.model->digest(), obligations_checked(0, false));
+  stage("DistributedTaskIR", c.dist->digest(), obligations_checked(1, true));
+  stage("PortablePlanIR", c.plan->digest(), obligations_checked(2, true));
   // Stage 4 (optional): bind to a target; nothing is written unless it is committed too.
   BindOutcome bound;
   if (!o.target.empty()) {

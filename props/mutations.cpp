@@ -2009,20 +2009,23 @@ void bind_ops(Catalog& c) {
     p.buffers[b].alignment = p.buffers[a].alignment;
     return true;
   }, std::nullopt, {"CAP-5"});
-  // RACE-3: 16,400 independent host commands on a slot target: as many chains of clocks as
-  // commands, 2-byte clocks over the 512 MiB limit (2^28 entries), so race freedom is not decided.
+  // RACE-3: 12,000 independent host commands on a slot target, then one that depends on them all:
+  // as many chains of clocks as commands, all live until the last one, 4-byte clocks over the
+  // 512 MiB limit (2^27 entries), so race freedom is not decided.
   c.edit<P>("clocks_over_limit", "RACE-3", [](P& p, Pick&, const AnySnapshot*) {
     if (!p.slot || p.commands.empty()) return false;
     std::int64_t cycle = 0;
     for (const auto& is : p.slot->issue) cycle = std::max(cycle, is.cycle + 1);
     const Lineage lin = p.commands.front().lineage;
-    for (std::int64_t i = 0; i < 16400; ++i) {
+    const auto first = static_cast<Index>(p.commands.size());
+    for (std::int64_t i = 0; i <= 12000; ++i) {
       Command cmd;
       cmd.id = "c:flood:" + std::to_string(i);
       cmd.kind = CommandKind::host;
       cmd.device = 0;
       cmd.lineage = lin;
       cmd.implementation = "impl.host.flood";
+      if (i == 12000) for (Index u = first; u < first + 12000; ++u) cmd.dependencies.push_back(u);
       p.commands.push_back(std::move(cmd));
       p.slot->issue.push_back(Issue{cycle + i, 0});
     }

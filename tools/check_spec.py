@@ -12,7 +12,7 @@ addition when it is installed):
 Parts (each problem is listed; the exit code is 1 if there is any):
   (a) catalog format: every spec/obligations/<FAMILY>.json has exactly the
       documented keys; IDs are FAMILY-1..FAMILY-k without gaps, unique; the
-      files named in checked_by exist; every family that verifiers/verify.cpp
+      files named in checked_by exist; every family that cli/commands.h
       exit_for_code() maps to exit code 2 has exit_code 2 (the converse, an
       exit-code-2 family that exit_for_code() does not know, is reported and
       fails only with --strict-exit-codes);
@@ -202,7 +202,7 @@ def catalog_ids(catalog):
 
 def check_exit_classes(root: Path, catalog, problems: Problems) -> None:
     part = "(a) catalog format"
-    verify = root / "verifiers" / "verify.cpp"
+    verify = root / "cli" / "commands.h"
     bad_input = None
     if verify.is_file():
         text = verify.read_text(encoding="utf-8", errors="replace")
@@ -212,15 +212,15 @@ def check_exit_classes(root: Path, catalog, problems: Problems) -> None:
             if prefixes:
                 bad_input = set(prefixes)
     if bad_input is None:
-        problems.note(part, "could not read the exit-code-2 prefixes from verifiers/verify.cpp exit_for_code(); assuming JSON, SCHEMA, CONFIG")
+        problems.note(part, "could not read the exit-code-2 prefixes from cli/commands.h exit_for_code(); assuming JSON, SCHEMA, CONFIG")
         bad_input = BAD_INPUT_FAMILIES_DEFAULT
     for fam, data in sorted(catalog.items()):
         if fam in bad_input and data.get("exit_code") != 2:
-            problems.add(part, f"spec/obligations/{fam}.json: exit_code is {data.get('exit_code')!r} but verifiers/verify.cpp exit_for_code() gives 2 for {fam}-*")
+            problems.add(part, f"spec/obligations/{fam}.json: exit_code is {data.get('exit_code')!r} but cli/commands.h exit_for_code() gives 2 for {fam}-*")
         elif fam not in bad_input and data.get("exit_code") == 2:
             # Codes thrown as InputError outside the verifiers (e.g. by cli/) exit 2 without
             # exit_for_code(); reported, but only a failure with --strict-exit-codes.
-            problems.add(SOFT_EXIT, f"spec/obligations/{fam}.json: exit_code is 2 but verifiers/verify.cpp exit_for_code() gives 1 for {fam}-* (add \"{fam}-\" to its exit-code-2 prefixes)")
+            problems.add(SOFT_EXIT, f"spec/obligations/{fam}.json: exit_code is 2 but cli/commands.h exit_for_code() gives 1 for {fam}-* (add \"{fam}-\" to its exit-code-2 prefixes)")
     for fam in sorted(bad_input - set(catalog)):
         problems.add(part, f"exit_for_code() maps {fam}-* to exit code 2 but the catalog has no family {fam}")
     return bad_input | {f for f, d in catalog.items() if d.get("exit_code") == 2}

@@ -28,14 +28,11 @@ class Committed {
   /// Its digest.
   [[nodiscard]] const std::string& digest() const { return s_->digest; }
   /// Obligation IDs the gate checked to commit it.
-  [[nodiscard]] const std::vector<std::string_view>& obligations() const { return *obligations_; }
 
  private:
   friend class Gate;
-  Committed(Snapshot<P> s, const std::vector<std::string_view>* obligations)
-      : s_(std::make_shared<const Snapshot<P>>(std::move(s))), obligations_(obligations) {}
+  explicit Committed(Snapshot<P> s) : s_(std::make_shared<const Snapshot<P>>(std::move(s))) {}
   std::shared_ptr<const Snapshot<P>> s_;
-  const std::vector<std::string_view>* obligations_;
 };
 
 /// Why the gate refused a snapshot.
@@ -62,10 +59,6 @@ class Gate {
   template <class P, class Q>
   static CommitResult<P> commit(const Committed<Q>& parent, Snapshot<P> s, const Witnesses& w = {});
 };
-
-/// Obligation IDs checked for a snapshot of variant index `layer` (see AnySnapshot), with or
-/// without the transition obligations against a parent.
-const std::vector<std::string_view>& obligations_checked(std::size_t layer, bool transition);
 
 /// MEM-2's reference: the peak over a stage schedule of the activations of the in-flight
 /// (chunk, microbatch) pairs, given one microbatch's activation bytes per chunk; nullopt when

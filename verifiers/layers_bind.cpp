@@ -25,111 +25,136 @@ bool pinned(Storage s) { return s != Storage::transient && s != Storage::workspa
 std::string in_quotes(const std::string& s) { return "\"" + s + "\""; }
 
 // Happens-before as vector clocks over chains: the queues of a queue target, a greedy chain
-// cover (in topological order) of a slot target. vc[v * k + q] is the largest 1-based
-// position in chain q of a command that happens before v or is v. Entries of T = uint16_t when
-// no chain can reach 2^16 commands (half the memory; bind() decides), else uint32_t.
-template <class T>
+// cover (in topological order) of a slot target. The clock of v, a row of k entries, holds at
+// q the largest 1-based position in chain q of a command that happens before v or is v. Rows
+// are computed in topological order, and a row is kept only while its command has a successor
+// still to compute (the frontier): every question "does a happen before b" is asked while b's
+// row is live, so the table holds the frontier, not every command.
 struct Hb {
-  std::size_t k = 0;
-  std::vector<std::uint32_t> order, chain, pos; std::unique_ptr<T[]> vc;  // vc: each row zeroed when it is computed
-  [[nodiscard]] bool before(std::size_t a, std::size_t b) const { return a == b || vc[b * k + chain[a]] >= pos[a]; }
-  // Builds the table. 0: built; 1: cyclic (DAG-2, DEADLOCK-1 or SLOT-3 report it); 2: over the
-  // resource limit (RACE-3).
-  int build(const ConcretePlanIR& p, const std::vector<std::int64_t>& signaller) {
+  Hb(const ConcretePlanIR& plan, const std::vector<std::int64_t>& sig) : p(plan), signaller(sig) {}
+  const ConcretePlanIR& p;
+  const std::vector<std::int64_t>& signaller;
+  std::size_t k = 0, rows = 0;  // chains; the most rows live at once
+  std::vector<std::int64_t> qprev;
+  std::vector<std::uint32_t> order, chain, pos, last, slot;  // last: the step of the last successor (or its own); slot: where a live row is
+  std::unique_ptr<std::uint32_t[]> vc;
+  template <class F>
+  void preds(std::size_t v, F&& fn) const {  // the queue predecessor first: its clock covers most of the others'
+    if (qprev[v] >= 0) fn(static_cast<std::size_t>(qprev[v]));
+    for (Index u : p.commands[v].dependencies) fn(static_cast<std::size_t>(u));
+    for (Index t : p.commands[v].waits)
+      if (std::int64_t u = signaller[static_cast<std::size_t>(t)]; u >= 0 && static_cast<std::size_t>(u) != v) fn(static_cast<std::size_t>(u));
+  }
+  // Asked while b's row is live (b is the command sweep() hands to the checks).
+  [[nodiscard]] bool before(std::size_t a, std::size_t b) const { return a == b || vc[std::size_t{slot[b]} * k + chain[a]] >= pos[a]; }
+  // Orders, chains and sizes the table. 0: done; 1: cyclic (DAG-2, DEADLOCK-1 or SLOT-3 report
+  // it); 2: over the resource limit (RACE-3).
+  int build() {
     const std::size_t n = p.commands.size();
-    std::vector<std::int64_t> qprev(n, -1);
+    qprev.assign(n, -1);
     if (p.queue)
       for (const auto& q : p.queue->queues)
         for (std::size_t j = 1; j < q.commands.size(); ++j) qprev[static_cast<std::size_t>(q.commands[j])] = q.commands[j - 1];
-    auto preds = [&](std::size_t v, auto&& fn) {  // the queue predecessor first: its clock covers most of the others'
-      if (qprev[v] >= 0) fn(static_cast<std::size_t>(qprev[v]));
-      for (Index u : p.commands[v].dependencies) fn(static_cast<std::size_t>(u));
-      for (Index t : p.commands[v].waits)
-        if (std::int64_t u = signaller[static_cast<std::size_t>(t)]; u >= 0 && static_cast<std::size_t>(u) != v) fn(static_cast<std::size_t>(u));
-    };
-    if (!check::find_cycle(n, preds, &order).empty()) return 1;  // index order when it is topological
+    if (!check::find_cycle(n, [&](std::size_t v, auto&& fn) { preds(v, fn); }, &order).empty()) return 1;  // index order when it is topological
     std::vector<std::uint32_t> tail;
-    chain.assign(n, 0);
-    pos.assign(n, 0);
-    for (std::uint32_t v : order) {  // queue: the queue predecessor's chain; slot: a predecessor that ends its chain
+    std::vector<std::int64_t> d(n + 1, 0);  // d[i]: rows taken at step i minus rows freed after step i - 1
+    chain.assign(n, 0), pos.assign(n, 0), last.assign(n, 0);
+    for (std::uint32_t i = 0; i < n; ++i) {  // queue: the queue predecessor's chain; slot: a predecessor that ends its chain
+      const std::uint32_t v = order[i];
       std::int64_t q = p.queue && qprev[v] >= 0 ? std::int64_t{chain[static_cast<std::size_t>(qprev[v])]} : -1;
-      if (!p.queue) preds(v, [&](std::size_t u) { if (q < 0 && tail[chain[u]] == u) q = chain[u]; });
+      preds(v, [&](std::size_t u) { q = q < 0 && !p.queue && tail[chain[u]] == u ? chain[u] : q, last[u] = i; });
       if (q < 0) { q = static_cast<std::int64_t>(tail.size()); tail.push_back(v); }
       pos[v] = pos[tail[static_cast<std::size_t>(q)]] + 1;  // a new chain's tail is v itself, at position 0
       chain[v] = static_cast<std::uint32_t>(q);
-      tail[static_cast<std::size_t>(q)] = v;
+      tail[static_cast<std::size_t>(q)] = v, last[v] = i, ++d[i];
     }
     k = tail.size();
-    if (k * n * sizeof(T) > (std::size_t{1} << 29)) return 2;  // 512 MiB of clocks
-    vc.reset(new T[k * n]);  // uninitialised: one pass over the table, not two
+    for (std::size_t v = 0; v < n; ++v) --d[last[v] + 1];
+    for (std::size_t i = 0, live = 0; i < n; ++i) rows = std::max(rows, live += static_cast<std::size_t>(d[i]));
+    return k * rows * 4 > (std::size_t{1} << 29) ? 2 : 0;  // 512 MiB of clocks
+  }
+  // Computes the rows in topological order and calls at(v) while v's row is live.
+  template <class F>
+  void sweep(F&& at) {
+    const std::size_t n = order.size();
+    std::vector<std::uint32_t> spare(rows);  // free rows
+    std::iota(spare.rbegin(), spare.rend(), 0U);
+    vc.reset(new std::uint32_t[k * rows]);  // uninitialised: a row is zeroed when it is taken
+    slot.assign(n, 0);
     for (std::size_t i = 0; i < n; ++i) {
       const std::uint32_t v = order[i];
-      if (i + 16 < n)  // predecessors' rows lie far back: fetch them a few commands ahead
-        preds(order[i + 16], [&](std::size_t u) { __builtin_prefetch(&vc[u * k]), __builtin_prefetch(&vc[u * k + k - 1]); });
-      T* cv = std::fill_n(&vc[v * k], k, T{0}) - k;
+      if (i + 16 < n)  // predecessors' rows lie far apart: fetch them a few commands ahead (slot 0 for one not computed yet)
+        preds(order[i + 16], [&](std::size_t u) { __builtin_prefetch(&vc[slot[u] * k]), __builtin_prefetch(&vc[slot[u] * k + k - 1]); });
+      slot[v] = spare.back(), spare.pop_back();
+      std::uint32_t* cv = std::fill_n(&vc[std::size_t{slot[v]} * k], k, 0U) - k;
       preds(v, [&](std::size_t u) {  // u != v: a different row. Skipped when u happens before a predecessor merged already: its clock is no larger
-        if (cv[chain[u]] < pos[u])
-          for (std::size_t q = 0; q < k; ++q) cv[q] = std::max(cv[q], vc[u * k + q]);
+        if (const std::uint32_t* cu = &vc[std::size_t{slot[u]} * k]; cv[chain[u]] < pos[u])
+          for (std::size_t q = 0, kk = k; q < kk; ++q) cv[q] = std::max(cv[q], cu[q]);  // locals: a uint32_t store could alias slot or k
+        if (last[u] == i) spare.push_back(slot[u]), last[u] = UINT32_MAX;  // v is u's last successor: u's row is free (once: u may be listed twice)
       });
-      cv[chain[v]] = static_cast<T>(pos[v]);
+      cv[chain[v]] = pos[v];
+      at(v);
+      if (last[v] == i) spare.push_back(slot[v]);
     }
-    return 0;
   }
 };
 
-// RACE-1..3, and CAP-5 (which needs happens-before).
-template <class T>
+// RACE-1..3, and CAP-5 (which needs happens-before). RACE-1 is checked as the sweep reaches
+// each access; the questions of RACE-2 and CAP-5 are collected first, keyed by the command
+// whose row answers them, and tallied during the sweep.
 void race(check::Ctx& c, const ConcretePlanIR& p, const std::vector<std::int64_t>& signaller) {
-  Hb<T> h;
-  if (int st = h.build(p, signaller); st != 0) {
-    if (st == 2) c.err("RACE-3", "/payload/commands", "happens-before needs " + std::to_string(h.k) + " chains x " + std::to_string(p.commands.size()) + " commands x " +
-                                                          std::to_string(sizeof(T)) + " bytes of clocks, over the limit of 512 MiB: race freedom is not decided, so the plan is rejected");
+  Hb h(p, signaller);
+  if (int st = h.build(); st != 0) {
+    if (st == 2) c.err("RACE-3", "/payload/commands", "happens-before needs " + std::to_string(h.k) + " chains x " + std::to_string(h.rows) +
+                                                          " live commands x 4 bytes of clocks, over the limit of 512 MiB: race freedom is not decided, so the plan is rejected");
     return;
   }
   const std::size_t nb = p.buffers.size(), n = p.commands.size();
   auto cid = [&](std::size_t v) { return in_quotes(p.commands[v].id); };
   // Accesses of buffer b in topological order (read + write = write): acc[off[b] .. off[b + 1]), one
-  // array counted then filled. wrote[b] == v exactly when v writes b (its writes come first), in either pass.
+  // array counted then filled. wrote[b] == v exactly when v writes b (its writes come first), in every pass.
   std::vector<std::size_t> off(nb + 2, 0);
-  std::vector<std::uint32_t> wrote(nb, UINT32_MAX);
-  auto each_access = [&](auto&& fn) {
-    for (std::uint32_t v : h.order) {
-      for (Index b : p.commands[v].writes) fn(static_cast<std::size_t>(b), v, true), wrote[static_cast<std::size_t>(b)] = v;
-      for (Index b : p.commands[v].reads) if (wrote[static_cast<std::size_t>(b)] != v) fn(static_cast<std::size_t>(b), v, false);
-    }
+  std::vector<std::uint32_t> wrote(nb, UINT32_MAX), topo(n);
+  auto accesses = [&](std::uint32_t v, auto&& fn) {
+    for (Index b : p.commands[v].writes) fn(static_cast<std::size_t>(b), v, true), wrote[static_cast<std::size_t>(b)] = v;
+    for (Index b : p.commands[v].reads) if (wrote[static_cast<std::size_t>(b)] != v) fn(static_cast<std::size_t>(b), v, false);
   };
-  each_access([&](std::size_t b, std::uint32_t, bool) { ++off[b + 2]; });
+  for (std::uint32_t v : h.order) accesses(v, [&](std::size_t b, std::uint32_t, bool) { ++off[b + 2]; });
   std::partial_sum(off.begin(), off.end(), off.begin());  // off[b + 1]: where b's accesses start
   std::vector<std::pair<std::uint32_t, bool>> acc(off[nb + 1]);
-  each_access([&](std::size_t b, std::uint32_t v, bool wr) { acc[off[b + 1]++] = {v, wr}; });  // then off[b + 1]: where they end
-  // RACE-1: per buffer, every access happens after the write before it and every write after
-  // the reads since that write. head: leading reads and the first write; tail: the last write
-  // and the reads after it. Every access happens after some head and before some tail access.
-  // Both are ranges of acc: head [off[b], ends[b][0]), tail [ends[b][1], ends[b][2]).
-  std::vector<std::array<std::size_t, 3>> ends(nb);
-  auto head = [&](std::size_t b) { return std::span(acc).subspan(off[b], ends[b][0] - off[b]); };
-  auto tail = [&](std::size_t b) { return std::span(acc).subspan(ends[b][1], ends[b][2] - ends[b][1]); };
+  for (std::size_t i = 0; i < n; ++i) topo[h.order[i]] = static_cast<std::uint32_t>(i);
+  for (std::uint32_t v : h.order) accesses(v, [&](std::size_t b, std::uint32_t u, bool wr) { acc[off[b + 1]++] = {u, wr}; });  // then off[b + 1]: where they end
+  // head: leading reads and the first write; tail: the last write and the reads after it (both
+  // empty for an empty buffer). Every access happens after some head and before some tail access
+  // (RACE-1). Ranges of acc: head [off[b], hend[b]), tail [tw[b], off[b + 1]).
+  std::vector<std::size_t> hend(nb), tw(nb), lw(nb, SIZE_MAX), next(off.begin(), off.begin() + static_cast<std::ptrdiff_t>(nb));
+  std::vector<char> done(nb, 0);  // RACE-1 is not checked (further) on b: it is empty, or raced already
   for (std::size_t b = 0; b < nb; ++b) {
-    std::int64_t w = -1, bad = -1;
-    std::size_t i = off[b], hend = i, tw = i;  // tw: where the last write is (or the first access)
-    for (const bool sized = p.buffers[b].size > 0; sized && i < off[b + 1] && bad < 0; ++i) {
-      if (w >= 0 && i + 8 < off[b + 1]) __builtin_prefetch(&h.vc[acc[i + 8].first * h.k + h.chain[static_cast<std::size_t>(w)]]);  // its before(w, .)
-      auto [v, wr] = acc[i];
-      bad = w >= 0 && !h.before(static_cast<std::size_t>(w), v) ? w : -1;
-      for (std::size_t j = tw + (w >= 0); wr && j < i; ++j) bad = bad < 0 && !h.before(acc[j].first, v) ? acc[j].first : bad;  // the reads since w
-      if (bad >= 0)
-        c.err("RACE-1", at("buffers", b), "commands " + cid(static_cast<std::size_t>(bad)) + " and " + cid(v) + " access buffer " + in_quotes(p.buffers[b].id) + ", one of them writes, and neither happens before the other");
-      if (w < 0) hend = i + 1;
-      if (wr) w = v, tw = i;
-    }
-    ends[b] = {hend, tw, i};
+    done[b] = p.buffers[b].size <= 0;
+    hend[b] = p.buffers[b].size > 0 ? off[b + 1] : off[b], tw[b] = p.buffers[b].size > 0 ? off[b] : off[b + 1];
+    for (std::size_t i = off[b]; i < off[b + 1] && p.buffers[b].size > 0; ++i)
+      if (acc[i].second) hend[b] = std::min(hend[b], i + 1), tw[b] = i;
   }
+  auto head = [&](std::size_t b) { return std::span(acc).subspan(off[b], hend[b] - off[b]); };
+  auto tail = [&](std::size_t b) { return std::span(acc).subspan(tw[b], off[b + 1] - tw[b]); };
+  // RACE-1: per buffer, every access happens after the write before it (lw: the last so far) and
+  // every write after the reads since that write. One finding per buffer.
+  auto race1 = [&](std::size_t b, std::uint32_t v, bool wr) {
+    const std::size_t i = next[b]++, w = std::exchange(lw[b], wr ? i : lw[b]);
+    if (done[b]) return;
+    std::int64_t bad = w != SIZE_MAX && !h.before(acc[w].first, v) ? std::int64_t{acc[w].first} : -1;
+    for (std::size_t j = w == SIZE_MAX ? off[b] : w + 1; wr && j < i; ++j) bad = bad < 0 && !h.before(acc[j].first, v) ? acc[j].first : bad;  // the reads since w
+    if (bad >= 0 && (done[b] = 1))
+      c.err("RACE-1", at("buffers", b), "commands " + cid(static_cast<std::size_t>(bad)) + " and " + cid(v) + " access buffer " + in_quotes(p.buffers[b].id) + ", one of them writes, and neither happens before the other");
+  };
+  // Questions "does e happen before l" as (topological position of l, e, tally): yes[tally]
+  // counts the answers yes.
+  std::vector<std::tuple<std::uint32_t, std::uint32_t, std::size_t>> asks;
+  std::vector<std::size_t> yes;
   // RACE-2: on each device, buffers that share a byte are ordered as wholes (every access of one
   // happens before every access of the other) and neither is pinned. Address sweep: the active
   // buffers share the bytes just below the sweep point; sorted by first access they must form a
-  // chain, so comparing neighbours (as they become neighbours) suffices.
-  std::vector<std::uint32_t> topo(n);
-  for (std::size_t i = 0; i < n; ++i) topo[h.order[i]] = static_cast<std::uint32_t>(i);
+  // chain, so comparing neighbours (as they become neighbours) suffices. Tally t: pairs[t].
   auto device_of = [&](std::size_t b) { return p.regions[static_cast<std::size_t>(p.buffers[b].region)].device; };
   auto start_of = [&](std::size_t b) { return Int(p.regions[static_cast<std::size_t>(p.buffers[b].region)].offset + p.buffers[b].offset); };
   std::vector<std::tuple<Index, Int, int, std::uint32_t>> ev;  // (device, address, 0 = end / 1 = start, buffer)
@@ -140,14 +165,12 @@ void race(check::Ctx& c, const ConcretePlanIR& p, const std::vector<std::int64_t
     }
   std::sort(ev.begin(), ev.end());
   std::set<std::pair<std::uint64_t, std::uint32_t>> active;  // a device's buffers all end before the next device's start
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
   auto key = [&](std::uint32_t b) { return std::make_pair(pinned(p.buffers[b].storage) ? 0 : std::uint64_t{topo[head(b).front().first]} + 1, b); };
   auto check = [&](std::uint32_t a, std::uint32_t b) {
-    bool ok = !pinned(p.buffers[a].storage) && !pinned(p.buffers[b].storage);
-    for (const auto& x : tail(a))
-      for (const auto& y : head(b)) ok = ok && h.before(x.first, y.first);
-    if (!ok)
-      c.err("RACE-2", at("buffers", b), "buffers " + in_quotes(p.buffers[a].id) + " and " + in_quotes(p.buffers[b].id) +
-                                            " share device memory, but one is pinned or not every access of one happens before every access of the other");
+    for (const auto& x : pinned(p.buffers[a].storage) || pinned(p.buffers[b].storage) ? tail(a).first(0) : tail(a))
+      for (const auto& y : head(b)) asks.emplace_back(topo[y.first], x.first, pairs.size());
+    pairs.emplace_back(a, b), yes.push_back(0);
   };
   for (const auto& [dev, addr, kind, b] : ev) {
     auto it = kind == 0 ? active.find(key(b)) : active.insert(key(b)).first, nx = std::next(it);
@@ -157,24 +180,45 @@ void race(check::Ctx& c, const ConcretePlanIR& p, const std::vector<std::int64_t
     if (kind == 0) active.erase(it);
   }
   // CAP-5: peak = highest end address of the device's buffers; lower bound = pinned bytes plus the
-  // bytes of buffers with an access at or before the witness and one strictly after it.
+  // bytes of buffers with an access at or before the witness and one strictly after it. Tallies
+  // base[k] + 2j and + 2j + 1: the j-th buffer of the device has an access before / after the witness.
+  std::vector<std::size_t> base(p.memory.size(), SIZE_MAX);
   for (std::size_t k = 0; k < p.memory.size(); ++k) {
     const auto& m = p.memory[k];
     const std::string path = "/payload/memory/" + std::to_string(k);
     if (!check::ref(c, m.device, p.devices.size(), path + "/device") || (m.witness && !check::ref(c, *m.witness, n, path + "/witness"))) continue;
-    const std::int64_t w = m.witness.value_or(-1);
-    Int peak = 0, live = 0;
+    const auto w = static_cast<std::uint32_t>(m.witness.value_or(0));
+    base[k] = yes.size();
     for (std::size_t b = 0; b < nb; ++b) {
       if (device_of(b) != m.device) continue;
+      for (const auto& y : m.witness ? head(b) : head(b).first(0)) asks.emplace_back(topo[w], y.first, yes.size());
+      for (const auto& x : m.witness ? tail(b) : tail(b).first(0)) if (x.first != w) asks.emplace_back(topo[x.first], w, yes.size() + 1);
+      yes.resize(yes.size() + 2);
+    }
+  }
+  std::sort(asks.begin(), asks.end());
+  auto ask = asks.begin();
+  h.sweep([&](std::uint32_t v) {
+    accesses(v, race1);
+    for (; ask != asks.end() && std::get<0>(*ask) == topo[v]; ++ask) yes[std::get<2>(*ask)] += h.before(std::get<1>(*ask), v);
+  });
+  for (std::size_t t = 0; t < pairs.size(); ++t)
+    if (auto [a, b] = pairs[t]; pinned(p.buffers[a].storage) || pinned(p.buffers[b].storage) || yes[t] < tail(a).size() * head(b).size())
+      c.err("RACE-2", at("buffers", b), "buffers " + in_quotes(p.buffers[a].id) + " and " + in_quotes(p.buffers[b].id) +
+                                            " share device memory, but one is pinned or not every access of one happens before every access of the other");
+  for (std::size_t k = 0; k < p.memory.size(); ++k) {
+    if (base[k] == SIZE_MAX) continue;
+    const auto& m = p.memory[k];
+    Int peak = 0, live = 0;
+    for (std::size_t b = 0, t = base[k]; b < nb; ++b) {
+      if (device_of(b) != m.device) continue;
       peak = std::max(peak, Int(start_of(b) + p.buffers[b].size));
-      bool from = false, to = false;
-      for (const auto& y : head(b)) from = from || (w >= 0 && h.before(y.first, static_cast<std::size_t>(w)));
-      for (const auto& x : tail(b)) to = to || (w >= 0 && x.first != w && h.before(static_cast<std::size_t>(w), x.first));
-      if (pinned(p.buffers[b].storage) || (from && to)) live += p.buffers[b].size;
+      if (pinned(p.buffers[b].storage) || (yes[t] > 0 && yes[t + 1] > 0)) live += p.buffers[b].size;
+      t += 2;
     }
     if (peak != m.peak_bytes || live != m.lower_bound_bytes)
-      c.err("CAP-5", path, "device " + in_quotes(p.devices[static_cast<std::size_t>(m.device)].id) + " has peak_bytes " + to_string(peak) +
-                               " (highest buffer end) and lower_bound_bytes " + to_string(live) + " (live at the witness)");
+      c.err("CAP-5", "/payload/memory/" + std::to_string(k), "device " + in_quotes(p.devices[static_cast<std::size_t>(m.device)].id) + " has peak_bytes " + to_string(peak) +
+                                                               " (highest buffer end) and lower_bound_bytes " + to_string(live) + " (live at the witness)");
   }
 }
 
@@ -306,10 +350,7 @@ void bind(check::Ctx& c, const ConcretePlanIR& p, bool families_ok) {
   std::vector<std::int64_t> signaller(p.tokens.size(), -1);
   for (std::size_t v = 0; v < p.commands.size(); ++v)
     for (Index t : p.commands[v].signals) signaller[static_cast<std::size_t>(t)] = static_cast<std::int64_t>(v);
-  std::size_t longest = p.queue ? 0 : p.commands.size();  // a bound on chain positions: the queues are the chains
-  if (p.queue) for (const auto& q : p.queue->queues) longest = std::max(longest, q.commands.size());
-  if (longest < 65536) race<std::uint16_t>(c, p, signaller);
-  else race<std::uint32_t>(c, p, signaller);
+  race(c, p, signaller);
 }
 
 void portable_to_concrete(check::Ctx& c, const PortablePlanIR& pp, const ConcretePlanIR& p) {

@@ -279,14 +279,6 @@ void layer_checks(Ctx& c, const TimelineBundle& t, Scratch&) {
 
 }  // namespace
 
-bool needs_parent(const AnySnapshot& s) { return s.index() >= 4; }
-
-Exit exit_for_code(std::string_view code) {
-  for (std::string_view f : {"JSON-", "SCHEMA-", "CONFIG-", "IO-"})
-    if (code.substr(0, f.size()) == f) return Exit::BadInput;
-  return Exit::Rejected;
-}
-
 Diagnostics verify_snapshot(const AnySnapshot& any, std::string_view payload_digest) {
   Diagnostics d;
   Ctx c{d};

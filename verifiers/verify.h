@@ -28,12 +28,5 @@ Diagnostics verify_snapshot(const AnySnapshot& s, std::string_view payload_diges
 /// the checks index into them and multiply the parent's mesh axis sizes without checking again.
 Diagnostics verify_transition(const AnySnapshot& parent, const AnySnapshot& child);
 
-/// True when the snapshot's layer can only be checked against a parent (TimelineBundle,
-/// MachineIR, ObservationSet reference the ConcretePlanIR's commands).
-bool needs_parent(const AnySnapshot& s);
-
-/// Exit code class of an obligation code: JSON-*, SCHEMA-*, CONFIG-*, IO-* are malformed input
-/// (exit 2); every other code is a rejection (exit 1).
-Exit exit_for_code(std::string_view code);
 
 }  // namespace plancert

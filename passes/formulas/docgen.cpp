@@ -16,6 +16,7 @@
 #include "passes/formulas/formulas.h"
 #include "passes/formulas/latex.h"
 
+#include "spec/checked.h"
 #include "verifiers/gate.h"
 
 #include <nlohmann/json.hpp>

@@ -4,6 +4,8 @@
 // mutations rejected by KV, WS, EFFECT and CAPM.
 #include "tests/infer/infer_support.h"
 
+#include "spec/checked.h"
+#include "cli/commands.h"
 #include "cli/infer_cmd.h"
 #include "passes/emit/emit.h"
 #include "passes/infer/solve.h"
@@ -127,8 +129,8 @@ TEST(Capacity, Llama3_70bDecodeFitsOnEightH100) {
   EXPECT_EQ(fact(p, 0, MemoryCategory::workspace)->bytes, Expr(Int(64) * 8192 * 2 + 2 * Int(64) * 8 * 8192));
   EXPECT_EQ(fact(p, 0, MemoryCategory::capacity)->bytes, Expr(kH100));
   for (auto id : {"KV-1", "KV-2", "WS-1", "WS-2", "EFFECT-1", "EFFECT-2", "EFFECT-3", "EFFECT-4", "CAPM-1", "CAPM-2", "WORK-1", "WORK-2", "VOL-1"}) {
-    const auto& d = c.dist->obligations();
-    const auto& q = c.plan->obligations();
+    const auto& d = obligations_checked(1, true);
+    const auto& q = obligations_checked(2, true);
     EXPECT_TRUE(std::find(d.begin(), d.end(), id) != d.end() || std::find(q.begin(), q.end(), id) != q.end()) << id;
   }
 }
@@ -213,7 +215,7 @@ void expect_config(cli::InferOptions o, const std::string& code, const std::stri
   } catch (const InputError& e) {
     EXPECT_EQ(e.diag.code, code) << e.what();
     EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
-    EXPECT_EQ(exit_for_code(e.diag.code), Exit::BadInput);
+    EXPECT_EQ(cli::exit_for_code(e.diag.code), Exit::BadInput);
   }
 }
 
