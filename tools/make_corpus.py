@@ -976,6 +976,16 @@ def build(chain: Chain) -> Corpus:
     tp_parent = snap("ModelIR", tp_model, [])
     k.snapshot("COLL-3", "row-parallel-without-its-reduction", D, "fc2 (tp = row) has no all-reduce of its own, fc1 (tp = column) no backward all-reduce of x",
                parent=tp_parent, envelope=lambda s: s.update(parents=[tp_parent["digest"]]))
+    # COLL-3: the parent declares fc1's layout (replicated: no collectives), so every tp
+    # collective must be a conjugate operator of a declared operation; the all-reduce of y
+    # derives from fc2, which declares none.
+    rep_model = model()
+    rep_model["operations"][0]["attrs"]["tp"] = "replicated"
+    rep_parent = snap("ModelIR", rep_model, [])
+    k.snapshot("COLL-3", "collective-of-undeclared-operation", D,
+               "fc1 declares tp = replicated; the tp all-reduce of y derives from fc2, which declares no layout",
+               mutate=lambda p: p["tasks"][4].update(lineage=derived("dist.collective", "fc2")),
+               parent=rep_parent, envelope=lambda s: s.update(parents=[rep_parent["digest"]]))
     # COLL-6: sequence parallelism (fc2's output is reduce-scattered, and all-gathered for its
     # backward), w2 held whole on every tp rank, and its update without a tp sum of its gradient.
     sp_model = model()

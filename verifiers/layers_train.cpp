@@ -91,20 +91,26 @@ Expr task_total(const DistTask& t, const Expr& x) {
 // f before the first column-parallel consumer of a value (identity forward, all-reduce backward;
 // all-gather forward and reduce-scatter backward under sequence parallelism). Inference gathers
 // the vocabulary-parallel logits. Multisets keyed by (operation, value, phase, kind, ranks, repeat).
+// When the model declares layouts, an operation without one is replicated: no tp collective
+// derives from it.
 void tensor_parallel(check::Ctx& c, const ModelIR& m, const DistributedTaskIR& d, const std::unordered_map<std::string_view, std::size_t>& op_of) {
   std::int64_t stride = 1, t = std::max<std::int64_t>(axis_size(d.mesh, "tp", stride), 1);
   auto layout = [&](std::size_t k) -> std::string_view { auto it = m.operations[k].attrs.find("tp"); return it == m.operations[k].attrs.end() ? "" : std::string_view(it->second); };
   auto source = [&](const DistTask& x) { auto it = x.lineage.sources.size() == 1 ? op_of.find(x.lineage.sources[0]) : op_of.end(); return it == op_of.end() || layout(it->second).empty() ? -1 : static_cast<std::int64_t>(it->second); };
   using Key = std::tuple<std::int64_t, std::string_view, Phase, CollectiveKind, Index, std::size_t, std::int64_t>;
   std::map<Key, std::pair<std::int64_t, std::size_t>> need;  // required minus present, and a task to point at
-  bool sp = false;
+  bool sp = false, declared = false;  // declared: some operation declares its layout
   std::unordered_map<Index, std::size_t> f_op;  // value -> its first column-parallel consumer
-  for (std::size_t k = 0; k < m.operations.size(); ++k)
+  for (std::size_t k = 0; k < m.operations.size(); ++k) {
+    declared = declared || !layout(k).empty();
     if ((layout(k) == "column" || (layout(k) == "vocab" && m.operations[k].kind == "linear")) && !m.operations[k].inputs.empty()) f_op.try_emplace(m.operations[k].inputs[0], k);
+  }
   for (const auto& x : d.tasks) sp = sp || (x.collective && x.collective->axis == "tp" && x.collective->kind == CollectiveKind::reduce_scatter && source(x) >= 0);
   for (std::size_t i = 0; i < d.tasks.size(); ++i) {
     const auto& x = d.tasks[i];
     const std::int64_t k = source(x);
+    if (k < 0 && declared && x.collective && x.collective->axis == "tp" && x.lineage.sources.size() == 1 && op_of.count(x.lineage.sources[0]))
+      c.err("COLL-3", at("tasks", i, "lineage"), "a tensor-parallel collective derives from \"" + x.lineage.sources[0] + "\", an operation that declares no tensor-parallel layout: it is replicated and needs none");
     if (k < 0 || x.ranks.empty()) continue;
     const auto& op = m.operations[static_cast<std::size_t>(k)];
     auto count = [&](Index v, Phase ph, CollectiveKind kind, std::int64_t n) {
