@@ -58,7 +58,7 @@ BindOutcome bind_and_commit(const Committed<PortablePlanIR>& portable, const Dis
   const ConcretePlanIR& p = c.payload();
   out.digest = c.digest();
   out.obligations = obligations_checked(3, true);
-  out.snapshot = encode_snapshot(c.snapshot());
+  out.committed = c;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // naive / peak with two decimals, rounded half up (exact integer arithmetic); "-" without a peak.
   auto factor = [](const bind::DeviceFigures& f) {
@@ -97,7 +97,7 @@ BindOutcome bind_and_commit(const Committed<PortablePlanIR>& portable, const Dis
         << gib(f.lower_bound) << std::setw(10) << gib(f.naive_bytes) << std::setw(10) << gib(f.capacity_bytes) << std::setw(15) << factor(f) << "x\n";
   if (!out_dir.empty()) {
     std::filesystem::create_directories(out_dir);
-    write_file_atomic(std::filesystem::path(out_dir) / "concrete.json", out.snapshot);
+    write_file_atomic(std::filesystem::path(out_dir) / "concrete.json", encode_snapshot(c.snapshot()));
   }
   return out;
 }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,7 +24,7 @@ struct BindOutcome {
   std::string digest;                             ///< digest of the committed ConcretePlanIR
   std::vector<std::string_view> obligations;      ///< obligations the gate checked to commit it
   double seconds = 0;                             ///< wall time of binding and commit
-  std::string snapshot;                           ///< canonical JSON of the committed ConcretePlanIR
+  std::optional<Committed<ConcretePlanIR>> committed;  ///< the committed ConcretePlanIR (encode it only to write it: a bound plan's text can take GBs)
 };
 
 /// True for the target names bind_and_commit() accepts: "reference-queue", "reference-slot", "queue".

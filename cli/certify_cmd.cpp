@@ -192,7 +192,7 @@ int run_certify(const CertifyOptions& o) {
     write_file_atomic(std::filesystem::path(o.out) / "model.json", encode_snapshot(m->snapshot()));
     write_file_atomic(std::filesystem::path(o.out) / "distributed.json", encode_snapshot(d->snapshot()));
     write_file_atomic(std::filesystem::path(o.out) / "portable.json", encode_snapshot(p->snapshot()));
-    if (!o.target.empty()) write_file_atomic(std::filesystem::path(o.out) / "concrete.json", bound.snapshot);
+    if (!o.target.empty()) write_file_atomic(std::filesystem::path(o.out) / "concrete.json", encode_snapshot(bound.committed->snapshot()));
     std::cout << "  snapshots written to " << o.out << "/{model,distributed,portable" << (o.target.empty() ? "" : ",concrete") << "}.json\n";
   }
   if (!o.report.empty()) write_file_atomic(o.report, report.dump(2) + "\n");
