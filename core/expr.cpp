@@ -156,6 +156,7 @@ Expr::Expr(Rat c) {
 
 std::vector<Term>& Expr::mut() {
   if (!rep_ || rep_->use_count() > 1) rep_ = new Rep(rep_ ? rep_->terms : std::vector<Term>{});
+  rep_->text.clear();
   return rep_->terms;
 }
 
@@ -281,6 +282,7 @@ std::optional<Rat> Expr::constant() const {
 std::string Expr::str() const {
   const auto& terms = this->terms();
   if (terms.empty()) return "0";
+  if (!rep_->text.empty()) return rep_->text;
   std::string out;
   for (std::size_t i = 0; i < terms.size(); ++i) {
     const Term& t = terms[i];
@@ -296,7 +298,7 @@ std::string Expr::str() const {
       if (f.power > 1) out += "^" + std::to_string(f.power);
     }
   }
-  return out;
+  return rep_->text = out;
 }
 
 std::optional<Expr> Expr::parse(std::string_view text, std::string* error) {

@@ -81,7 +81,8 @@ class Expr {
   /// Parses text and additionally requires that it is already in canonical form.
   static std::optional<Expr> parse_canonical(std::string_view text, std::string* error);
 
-  /// The canonical text.
+  /// The canonical text. Built once per representation and kept in it (an Expr and its copies
+  /// are therefore not for concurrent use; plancert is single-threaded).
   [[nodiscard]] std::string str() const;
   /// True when the expression has no atoms.
   [[nodiscard]] bool is_constant() const { return terms().empty() || (terms().size() == 1 && terms()[0].mono.empty()); }
@@ -117,7 +118,9 @@ class Expr {
   // Immutable while shared, so copies are cheap and equal texts can share one representation
   // (the decoder does that for repeated quantities); null for zero. The count lives in the
   // representation, so an Expr is one pointer (a Work of seven quantities, 56 bytes).
-  struct Rep : boost::intrusive_ref_counter<Rep> { explicit Rep(std::vector<Term> t) : terms(std::move(t)) {} std::vector<Term> terms; };
+  // text: the canonical text once str() has built it (cleared by mut()), so a shared quantity is
+  // formatted once however many entities carry it.
+  struct Rep : boost::intrusive_ref_counter<Rep> { explicit Rep(std::vector<Term> t) : terms(std::move(t)) {} std::vector<Term> terms; std::string text; };
   boost::intrusive_ptr<Rep> rep_;
 };
 
