@@ -2,11 +2,11 @@
 // The binding step of `plancert certify --target ...`: profiles, a binding pass, the gate.
 #include "cli/bind_cmd.h"
 
-#include "spec/checked.h"
 #include "cli/io.h"
 #include "core/diag.h"
 #include "passes/bind/bind.h"
 #include "passes/emit/emit.h"
+#include "spec/checked.h"
 
 #include <chrono>
 #include <filesystem>

@@ -3,7 +3,6 @@
 // through the gate. Nothing is written unless every stage is committed.
 #include "cli/bind_cmd.h"
 #include "cli/commands.h"
-#include "spec/checked.h"
 #include "cli/embedded.h"
 #include "cli/io.h"
 #include "passes/emit/emit.h"
@@ -11,6 +10,7 @@
 #include "passes/train/distribute.h"
 #include "passes/train/model_builder.h"
 #include "passes/train/plan.h"
+#include "spec/checked.h"
 #include "verifiers/gate.h"
 
 #include <nlohmann/json.hpp>

@@ -5,13 +5,13 @@
 
 #include "cli/bind_cmd.h"
 
-#include "spec/checked.h"
 #include "cli/embedded.h"
 #include "cli/io.h"
 #include "passes/emit/emit.h"
 #include "passes/frontend/loaders.h"
 #include "passes/infer/pipeline.h"
 #include "passes/train/model_builder.h"
+#include "spec/checked.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/commands.h"
 #include "cli/io.h"
-#include "spec/checked.h"
 #include "passes/emit/emit.h"
+#include "spec/checked.h"
 #include "verifiers/gate.h"
 #include "verifiers/verify.h"
 

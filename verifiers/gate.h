@@ -27,7 +27,6 @@ class Committed {
   [[nodiscard]] const P& payload() const { return s_->payload; }
   /// Its digest.
   [[nodiscard]] const std::string& digest() const { return s_->digest; }
-  /// Obligation IDs the gate checked to commit it.
 
  private:
   friend class Gate;

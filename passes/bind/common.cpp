@@ -2,6 +2,7 @@
 #include "passes/bind/common.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <numeric>
 #include <set>
@@ -176,34 +177,34 @@ void fill_memory(ConcretePlanIR& plan) {
     for (Index t : plan.commands[v].waits)
       if (signaller[static_cast<std::size_t>(t)] >= 0) fn(static_cast<std::size_t>(signaller[static_cast<std::size_t>(t)]));
   };
-  std::vector<std::uint32_t> chain(n, 0), pos(n, 0), tails;
+  // Chains, and the last successor of each command (itself without one): its clock is needed
+  // until then, so only the clocks of that frontier are kept.
+  std::vector<std::uint32_t> chain(n, 0), pos(n, 0), tails, last(n, 0);
+  std::vector<std::int64_t> delta(n + 1, 0);  // clocks taken at step v minus clocks freed after step v - 1
   for (std::size_t v = 0; v < n; ++v) {
     std::int64_t q = plan.queue && qprev[v] >= 0 ? std::int64_t{chain[static_cast<std::size_t>(qprev[v])]} : -1;
-    if (!plan.queue) preds(v, [&](std::size_t u) { if (q < 0 && tails[chain[u]] == u) q = chain[u]; });
+    preds(v, [&](std::size_t u) {
+      if (!plan.queue && q < 0 && tails[chain[u]] == u) q = chain[u];
+      if (u != v) last[u] = static_cast<std::uint32_t>(v);
+    });
     if (q < 0) { q = static_cast<std::int64_t>(tails.size()); tails.push_back(static_cast<std::uint32_t>(v)); }
     pos[v] = pos[tails[static_cast<std::size_t>(q)]] + 1;
     chain[v] = static_cast<std::uint32_t>(q);
     tails[static_cast<std::size_t>(q)] = static_cast<std::uint32_t>(v);
+    last[v] = static_cast<std::uint32_t>(v), ++delta[v];
   }
-  const std::size_t k = tails.size();
-  std::vector<std::uint32_t> vc(n * k, 0);
-  for (std::size_t v = 0; v < n; ++v) {
-    std::uint32_t* cv = &vc[v * k];
-    preds(v, [&](std::size_t u) { for (std::size_t q = 0; q < k; ++q) cv[q] = std::max(cv[q], vc[u * k + q]); });
-    cv[chain[v]] = pos[v];
-  }
-  auto before = [&](std::size_t a, std::size_t b) { return a == b || vc[b * k + chain[a]] >= pos[a]; };
+  for (std::size_t v = 0; v < n; ++v) --delta[last[v] + 1];
   // Leading accesses (reads before the first write, and it) and trailing ones (the last write
   // and the reads after it) of each buffer, and its first and last access.
   std::vector<std::vector<std::uint32_t>> head(nb), tail(nb);
-  std::vector<std::int64_t> first(nb, -1), last(nb, -1);
+  std::vector<std::int64_t> first(nb, -1), latest(nb, -1);
   std::vector<char> written(nb, 0);
   for (std::size_t v = 0; v < n; ++v) {
     const auto& c = plan.commands[v];
     auto touch = [&](Index bi, bool wr) {
       auto b = static_cast<std::size_t>(bi);
       if (first[b] < 0) first[b] = static_cast<std::int64_t>(v);
-      last[b] = static_cast<std::int64_t>(v);
+      latest[b] = static_cast<std::int64_t>(v);
       if (!written[b]) head[b].push_back(static_cast<std::uint32_t>(v));
       if (wr) { written[b] = 1; tail[b] = {static_cast<std::uint32_t>(v)}; }
       else tail[b].push_back(static_cast<std::uint32_t>(v));
@@ -217,6 +218,7 @@ void fill_memory(ConcretePlanIR& plan) {
   std::vector<Int> peak(nd), pinned_bytes(nd);
   std::vector<std::vector<std::size_t>> dynamic(nd);
   std::vector<std::vector<std::pair<std::int64_t, Int>>> deltas(nd);
+  std::vector<std::uint32_t> device_of(nb), slot_of(nb);  // a dynamic buffer's device, and its index in dynamic[device]
   for (std::size_t b = 0; b < nb; ++b) {
     const auto& buf = plan.buffers[b];
     const auto& reg = plan.regions[static_cast<std::size_t>(buf.region)];
@@ -224,13 +226,15 @@ void fill_memory(ConcretePlanIR& plan) {
     peak[d] = std::max(peak[d], Int(reg.offset + buf.offset + buf.size));
     if (pinned(buf.storage)) { pinned_bytes[d] += buf.size; continue; }
     if (first[b] < 0) continue;
+    device_of[b] = static_cast<std::uint32_t>(d), slot_of[b] = static_cast<std::uint32_t>(dynamic[d].size());
     dynamic[d].push_back(b);
-    if (last[b] > first[b]) {
+    if (latest[b] > first[b]) {
       deltas[d].emplace_back(first[b], buf.size);
-      deltas[d].emplace_back(last[b], -buf.size);
+      deltas[d].emplace_back(latest[b], -buf.size);
     }
   }
-  plan.memory.clear();
+  std::vector<std::vector<std::uint32_t>> cands(nd);  // per device: up to 32 candidate witnesses, highest live first
+  std::vector<std::array<std::uint32_t, 3>> witnesses;  // (command, device, candidate), sorted by command
   for (std::size_t d = 0; d < nd; ++d) {
     auto& ds = deltas[d];
     std::sort(ds.begin(), ds.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
@@ -242,18 +246,70 @@ void fill_memory(ConcretePlanIR& plan) {
     }
     std::sort(curve.begin(), curve.end(), [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
     if (curve.size() > 32) curve.resize(32);
+    for (const auto& cand : curve) {
+      witnesses.push_back({static_cast<std::uint32_t>(cand.second), static_cast<std::uint32_t>(d), static_cast<std::uint32_t>(cands[d].size())});
+      cands[d].push_back(static_cast<std::uint32_t>(cand.second));
+    }
+  }
+  // A dynamic buffer is live at candidate w when one of its leading accesses happens before w
+  // (or is w) and w happens before one of its trailing accesses other than w. Both questions
+  // are answered while the later command's clock is live: "from" at w, "to" at the trailing
+  // access. from/to[d][c * |dynamic[d]| + j]: the j-th dynamic buffer of d at candidate c.
+  std::vector<std::vector<char>> from(nd), to(nd);
+  for (std::size_t d = 0; d < nd; ++d) from[d].assign(cands[d].size() * dynamic[d].size(), 0), to[d].assign(cands[d].size() * dynamic[d].size(), 0);
+  std::sort(witnesses.begin(), witnesses.end());
+  // Per command v: the dynamic buffers (of a device with candidates) it is a trailing access
+  // of, trailing[at[v] .. at[v + 1]).
+  std::vector<std::uint32_t> at(n + 1, 0), trailing;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (std::size_t d = 0; d < nd; ++d)
+      if (!cands[d].empty())
+        for (std::size_t b : dynamic[d])
+          for (std::uint32_t x : tail[b]) {
+            if (pass == 0) ++at[x + 1];
+            else trailing[at[x]++] = static_cast<std::uint32_t>(b);
+          }
+    if (pass == 0) std::partial_sum(at.begin(), at.end(), at.begin()), trailing.resize(at[n]);
+    else std::rotate(at.begin(), at.end() - 1, at.end()), at[0] = 0;  // the fill advanced at[x] to where x's entries end
+  }
+  const std::size_t k = tails.size();
+  std::size_t rows = 0;
+  for (std::size_t v = 0, live = 0; v < n; ++v) rows = std::max(rows, live += static_cast<std::size_t>(delta[v]));
+  std::vector<std::uint32_t> vc(rows * k), slot(n, 0), spare(rows);
+  for (std::size_t r = 0; r < rows; ++r) spare[r] = static_cast<std::uint32_t>(rows - 1 - r);
+  std::size_t wi = 0;
+  for (std::size_t v = 0; v < n; ++v) {
+    slot[v] = spare.back(), spare.pop_back();
+    std::uint32_t* cv = std::fill_n(&vc[std::size_t{slot[v]} * k], k, 0U) - k;
+    preds(v, [&](std::size_t u) {
+      const std::uint32_t* cu = &vc[std::size_t{slot[u]} * k];
+      for (std::size_t q = 0, kk = k; q < kk; ++q) cv[q] = std::max(cv[q], cu[q]);
+      if (last[u] == v) spare.push_back(slot[u]), last[u] = UINT32_MAX;  // v is u's last successor (once: u may be listed twice)
+    });
+    cv[chain[v]] = pos[v];
+    auto before_v = [&](std::size_t a) { return a == v || cv[chain[a]] >= pos[a]; };  // a happens before v, or is v
+    for (; wi < witnesses.size() && witnesses[wi][0] == v; ++wi) {
+      const std::size_t d = witnesses[wi][1], c = witnesses[wi][2];
+      for (std::size_t j = 0; j < dynamic[d].size(); ++j)
+        from[d][c * dynamic[d].size() + j] = std::any_of(head[dynamic[d][j]].begin(), head[dynamic[d][j]].end(), before_v);
+    }
+    for (std::uint32_t i = at[v]; i < at[v + 1]; ++i) {
+      const std::uint32_t b = trailing[i];
+      const std::size_t d = device_of[b], m = dynamic[d].size();
+      for (std::size_t c = 0; c < cands[d].size(); ++c)
+        if (cands[d][c] != v && before_v(cands[d][c])) to[d][c * m + slot_of[b]] = 1;
+    }
+    if (last[v] == v) spare.push_back(slot[v]);
+  }
+  plan.memory.clear();
+  for (std::size_t d = 0; d < nd; ++d) {
     Int best = pinned_bytes[d];
     std::optional<Index> witness;
-    for (const auto& cand : curve) {
-      const auto w = static_cast<std::size_t>(cand.second);
+    for (std::size_t c = 0; c < cands[d].size(); ++c) {
       Int total = pinned_bytes[d];
-      for (std::size_t b : dynamic[d]) {
-        bool from = false, to = false;
-        for (std::uint32_t y : head[b]) from = from || before(y, w);
-        for (std::uint32_t x : tail[b]) to = to || (x != w && before(w, x));
-        if (from && to) total += plan.buffers[b].size;
-      }
-      if (!witness || total > best) { best = total; witness = static_cast<Index>(w); }
+      for (std::size_t j = 0; j < dynamic[d].size(); ++j)
+        if (from[d][c * dynamic[d].size() + j] && to[d][c * dynamic[d].size() + j]) total += plan.buffers[dynamic[d][j]].size;
+      if (!witness || total > best) { best = total; witness = static_cast<Index>(cands[d][c]); }
     }
     plan.memory.push_back(DeviceMemory{static_cast<Index>(d), best, peak[d], witness});
   }

@@ -4,12 +4,12 @@
 // mutations rejected by KV, WS, EFFECT and CAPM.
 #include "tests/infer/infer_support.h"
 
-#include "spec/checked.h"
 #include "cli/commands.h"
 #include "cli/infer_cmd.h"
 #include "passes/emit/emit.h"
 #include "passes/infer/solve.h"
 #include "passes/train/model_builder.h"
+#include "spec/checked.h"
 #include "verifiers/verify.h"
 
 #include <gtest/gtest.h>
