@@ -283,7 +283,8 @@ void fill_memory(ConcretePlanIR& plan) {
     std::uint32_t* cv = std::fill_n(&vc[std::size_t{slot[v]} * k], k, 0U) - k;
     preds(v, [&](std::size_t u) {
       const std::uint32_t* cu = &vc[std::size_t{slot[u]} * k];
-      for (std::size_t q = 0, kk = k; q < kk; ++q) cv[q] = std::max(cv[q], cu[q]);
+      if (cv[chain[u]] < pos[u])  // else u happens before a predecessor merged already: its clock is no larger
+        for (std::size_t q = 0, kk = k; q < kk; ++q) cv[q] = std::max(cv[q], cu[q]);
       if (last[u] == v) spare.push_back(slot[u]), last[u] = UINT32_MAX;  // v is u's last successor (once: u may be listed twice)
     });
     cv[chain[v]] = pos[v];
