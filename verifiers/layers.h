@@ -62,9 +62,18 @@ void model_to_distributed_infer(check::Ctx& c, const ModelIR& m, const Distribut
 void distributed_to_portable_infer(check::Ctx& c, const DistributedTaskIR& d, const PortablePlanIR& p);
 /// OBS-1 against the ConcretePlanIR.
 void observations_trace(check::Ctx& c, const ConcretePlanIR& plan, const ObservationSet& o);
+/// What the concrete families derive and bind() reuses: each token's signalling command (-1:
+/// none); on a queue target also each command's queue predecessor (-1: first on its queue) and
+/// a topological order of dependencies, queue order and token waits (DEADLOCK-1's graph, which
+/// is happens-before's). Empty vectors where not derived.
+struct Flow {
+  std::vector<std::int64_t> signaller;  ///< by token
+  std::vector<std::int64_t> prev;       ///< by command
+  std::vector<std::uint32_t> order;     ///< commands, each after its predecessors
+};
 /// IMPL-2 (device ranks), and when `families_ok` (no finding of the plan's other families)
 /// RACE-1..3 and CAP-5 under the happens-before order of dependencies, queue order and tokens.
-void bind(check::Ctx& c, const ConcretePlanIR& p, bool families_ok);
+void bind(check::Ctx& c, const ConcretePlanIR& p, bool families_ok, Flow&& flow);
 /// Transition PortablePlanIR -> ConcretePlanIR: CAP-4, WORK-4, IMPL-1, RACE-4, DAG-5, and ALIGN-3 and
 /// REFBIND-1 for a plan that declares the reference binding.
 void portable_to_concrete(check::Ctx& c, const PortablePlanIR& pp, const ConcretePlanIR& p);

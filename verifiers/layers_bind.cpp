@@ -31,11 +31,10 @@ std::string in_quotes(const std::string& s) { return "\"" + s + "\""; }
 // still to compute (the frontier): every question "does a happen before b" is asked while b's
 // row is live, so the table holds the frontier, not every command.
 struct Hb {
-  Hb(const ConcretePlanIR& plan, const std::vector<std::int64_t>& sig) : p(plan), signaller(sig) {}
+  Hb(const ConcretePlanIR& plan, Flow&& f) : p(plan), signaller(std::move(f.signaller)), qprev(std::move(f.prev)), order(std::move(f.order)) {}
   const ConcretePlanIR& p;
-  const std::vector<std::int64_t>& signaller;
+  std::vector<std::int64_t> signaller, qprev;  // the families' (layers.h, Flow)
   std::size_t k = 0, rows = 0;  // chains; the most rows live at once
-  std::vector<std::int64_t> qprev;
   std::vector<std::uint32_t> order, chain, pos, last, slot;  // last: the step of the last successor (or its own); slot: where a live row is
   std::unique_ptr<std::uint32_t[]> vc;
   template <class F>
@@ -51,11 +50,8 @@ struct Hb {
   // it); 2: over the resource limit (RACE-3).
   int build() {
     const std::size_t n = p.commands.size();
-    qprev.assign(n, -1);
-    if (p.queue)
-      for (const auto& q : p.queue->queues)
-        for (std::size_t j = 1; j < q.commands.size(); ++j) qprev[static_cast<std::size_t>(q.commands[j])] = q.commands[j - 1];
-    if (!check::find_cycle(n, [&](std::size_t v, auto&& fn) { preds(v, fn); }, &order).empty()) return 1;  // index order when it is topological
+    if (qprev.size() != n) qprev.assign(n, -1);  // a slot target: no queues
+    if (order.size() != n && (order.clear(), !check::find_cycle(n, [&](std::size_t v, auto&& fn) { preds(v, fn); }, &order).empty())) return 1;
     std::vector<std::uint32_t> tail;
     std::vector<std::int64_t> d(n + 1, 0);  // d[i]: rows taken at step i minus rows freed after step i - 1
     chain.assign(n, 0), pos.assign(n, 0), last.assign(n, 0);
@@ -102,8 +98,8 @@ struct Hb {
 // RACE-1..3, and CAP-5 (which needs happens-before). RACE-1 is checked as the sweep reaches
 // each access; the questions of RACE-2 and CAP-5 are collected first, keyed by the command
 // whose row answers them, and tallied during the sweep.
-void race(check::Ctx& c, const ConcretePlanIR& p, const std::vector<std::int64_t>& signaller) {
-  Hb h(p, signaller);
+void race(check::Ctx& c, const ConcretePlanIR& p, Flow&& flow) {
+  Hb h(p, std::move(flow));
   if (int st = h.build(); st != 0) {
     if (st == 2) c.err("RACE-3", "/payload/commands", "happens-before needs " + std::to_string(h.k) + " chains x " + std::to_string(h.rows) +
                                                           " live commands x 4 bytes of clocks, over the limit of 512 MiB: race freedom is not decided, so the plan is rejected");
@@ -332,7 +328,7 @@ bool same_work(const Work& a, const Work& b) {
 
 }  // namespace
 
-void bind(check::Ctx& c, const ConcretePlanIR& p, bool families_ok) {
+void bind(check::Ctx& c, const ConcretePlanIR& p, bool families_ok, Flow&& flow) {
   const std::size_t nd = p.devices.size();
   for (std::size_t i = 0; i < p.engines.size(); ++i) check::ref(c, p.engines[i].device, nd, at("engines", i, "device"));
   // IMPL-2: device ranks are sorted ranks of the deployment, each on one device, and every
@@ -346,11 +342,7 @@ void bind(check::Ctx& c, const ConcretePlanIR& p, bool families_ok) {
         c.err("IMPL-2", at("devices", d, "ranks", static_cast<std::int64_t>(k)), "rank " + std::to_string(r[k]) + " is outside the deployment of " +
                                                                                       std::to_string(p.world_size) + " devices, out of order, or on two devices");
   }
-  if (!families_ok) return;
-  std::vector<std::int64_t> signaller(p.tokens.size(), -1);
-  for (std::size_t v = 0; v < p.commands.size(); ++v)
-    for (Index t : p.commands[v].signals) signaller[static_cast<std::size_t>(t)] = static_cast<std::int64_t>(v);
-  race(c, p, signaller);
+  if (families_ok) race(c, p, std::move(flow));
 }
 
 void portable_to_concrete(check::Ctx& c, const PortablePlanIR& pp, const ConcretePlanIR& p) {

@@ -127,11 +127,13 @@ void slots(check::Ctx& c, const ConcretePlanIR& p, const std::vector<std::int64_
 }  // namespace
 
 namespace {
-void families(check::Ctx& c, const ConcretePlanIR& p) {
+Flow families(check::Ctx& c, const ConcretePlanIR& p) {
   const std::size_t n = p.commands.size();
   memory(c, p);
   // TOKEN-1: one signaller per token; TOKEN-2: waited tokens are signalled by another command.
-  std::vector<std::int64_t> signaler(p.tokens.size(), -1);
+  Flow f;
+  auto& signaler = f.signaller;
+  signaler.assign(p.tokens.size(), -1);
   for (std::size_t v = 0; v < n; ++v)
     for (std::size_t k = 0; k < p.commands[v].signals.size(); ++k) {
       auto t = static_cast<std::size_t>(p.commands[v].signals[k]);
@@ -149,33 +151,34 @@ void families(check::Ctx& c, const ConcretePlanIR& p) {
   if (queue_target ? (!p.queue || p.slot) : (!p.slot || p.queue)) {
     c.err(queue_target ? "QUEUE-1" : "SLOT-1", "/payload/target",
           std::string("a ") + (queue_target ? "queue" : "slot") + " target must carry exactly the " + (queue_target ? "queue" : "slot") + " extension");
-    return;
+    return f;
   }
-  if (!queue_target) { slots(c, p, signaler); return; }
+  if (!queue_target) { slots(c, p, signaler); return f; }
   bool ok = true;
-  auto prev = queues(c, p, ok);
-  if (!ok) return;
-  // DEADLOCK-1: dependencies + in-order queue edges + token edges are acyclic.
+  const auto& prev = f.prev = queues(c, p, ok);
+  if (!ok) return f;
+  // DEADLOCK-1: in-order queue edges + dependencies + token edges are acyclic (the order bind() reuses).
   auto cyc = check::find_cycle(n, [&](std::size_t v, auto&& fn) {
-    for (Index u : p.commands[v].dependencies) fn(static_cast<std::size_t>(u));
     if (prev[v] >= 0) fn(static_cast<std::size_t>(prev[v]));
+    for (Index u : p.commands[v].dependencies) fn(static_cast<std::size_t>(u));
     for (Index t : p.commands[v].waits)
       if (signaler[static_cast<std::size_t>(t)] >= 0 && signaler[static_cast<std::size_t>(t)] != static_cast<std::int64_t>(v)) fn(static_cast<std::size_t>(signaler[static_cast<std::size_t>(t)]));
-  });
+  }, &f.order);
   if (!cyc.empty()) {
     std::string w;
     for (std::size_t v : cyc) w += p.commands[v].id + " -> ";
     c.err("DEADLOCK-1", at("commands", cyc.front()), "dependencies, queue order and token waits form a cycle: these commands can never all complete",
           {"cycle: " + w + p.commands[cyc.front()].id});
   }
+  return f;
 }
 
 }  // namespace
 
 void concrete(check::Ctx& c, const ConcretePlanIR& p) {
   const std::size_t before = c.d.count();
-  families(c, p);
-  bind(c, p, c.d.count() == before);
+  Flow f = families(c, p);
+  bind(c, p, c.d.count() == before, std::move(f));
 }
 
 }  // namespace plancert::layers
