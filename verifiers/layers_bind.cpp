@@ -35,7 +35,9 @@ struct Hb {
   const ConcretePlanIR& p;
   std::vector<std::int64_t> signaller, qprev;  // the families' (layers.h, Flow)
   std::size_t k = 0, rows = 0;  // chains; the most rows live at once
-  std::vector<std::uint32_t> order, chain, pos, last, slot;  // last: the step of the last successor (or its own); slot: where a live row is
+  struct Node { std::uint32_t chain, pos, last, slot; };  // together: one cache miss per predecessor, not four
+  std::vector<std::uint32_t> order;
+  std::vector<Node> node;  // last: the step of the last successor (or its own); slot: where a live row is
   std::unique_ptr<std::uint32_t[]> vc;
   template <class F>
   void preds(std::size_t v, F&& fn) const {  // the queue predecessor first: its clock covers most of the others'
@@ -45,7 +47,7 @@ struct Hb {
       if (std::int64_t u = signaller[static_cast<std::size_t>(t)]; u >= 0 && static_cast<std::size_t>(u) != v) fn(static_cast<std::size_t>(u));
   }
   // Asked while b's row is live (b is the command sweep() hands to the checks).
-  [[nodiscard]] bool before(std::size_t a, std::size_t b) const { return a == b || vc[std::size_t{slot[b]} * k + chain[a]] >= pos[a]; }
+  [[nodiscard]] bool before(std::size_t a, std::size_t b) const { return a == b || vc[std::size_t{node[b].slot} * k + node[a].chain] >= node[a].pos; }
   // Orders, chains and sizes the table. 0: done; 1: cyclic (DAG-2, DEADLOCK-1 or SLOT-3 report
   // it); 2: over the resource limit (RACE-3).
   int build() {
@@ -54,18 +56,18 @@ struct Hb {
     if (order.size() != n && (order.clear(), !check::find_cycle(n, [&](std::size_t v, auto&& fn) { preds(v, fn); }, &order).empty())) return 1;
     std::vector<std::uint32_t> tail;
     std::vector<std::int64_t> d(n + 1, 0);  // d[i]: rows taken at step i minus rows freed after step i - 1
-    chain.assign(n, 0), pos.assign(n, 0), last.assign(n, 0);
+    node.assign(n, Node{0, 0, 0, 0});
     for (std::uint32_t i = 0; i < n; ++i) {  // queue: the queue predecessor's chain; slot: a predecessor that ends its chain
       const std::uint32_t v = order[i];
-      std::int64_t q = p.queue && qprev[v] >= 0 ? std::int64_t{chain[static_cast<std::size_t>(qprev[v])]} : -1;
-      preds(v, [&](std::size_t u) { q = q < 0 && !p.queue && tail[chain[u]] == u ? chain[u] : q, last[u] = i; });
+      std::int64_t q = p.queue && qprev[v] >= 0 ? std::int64_t{node[static_cast<std::size_t>(qprev[v])].chain} : -1;
+      preds(v, [&](std::size_t u) { q = q < 0 && !p.queue && tail[node[u].chain] == u ? node[u].chain : q, node[u].last = i; });
       if (q < 0) { q = static_cast<std::int64_t>(tail.size()); tail.push_back(v); }
-      pos[v] = pos[tail[static_cast<std::size_t>(q)]] + 1;  // a new chain's tail is v itself, at position 0
-      chain[v] = static_cast<std::uint32_t>(q);
-      tail[static_cast<std::size_t>(q)] = v, last[v] = i, ++d[i];
+      node[v].pos = node[tail[static_cast<std::size_t>(q)]].pos + 1;  // a new chain's tail is v itself, at position 0
+      node[v].chain = static_cast<std::uint32_t>(q);
+      tail[static_cast<std::size_t>(q)] = v, node[v].last = i, ++d[i];
     }
     k = tail.size();
-    for (std::size_t v = 0; v < n; ++v) --d[last[v] + 1];
+    for (std::size_t v = 0; v < n; ++v) --d[node[v].last + 1];
     for (std::size_t i = 0, live = 0; i < n; ++i) rows = std::max(rows, live += static_cast<std::size_t>(d[i]));
     return k * rows * 4 > (std::size_t{1} << 29) ? 2 : 0;  // 512 MiB of clocks
   }
@@ -76,21 +78,21 @@ struct Hb {
     std::vector<std::uint32_t> spare(rows);  // free rows
     std::iota(spare.rbegin(), spare.rend(), 0U);
     vc.reset(new std::uint32_t[k * rows]);  // uninitialised: a row is zeroed when it is taken
-    slot.assign(n, 0);
     for (std::size_t i = 0; i < n; ++i) {
       const std::uint32_t v = order[i];
-      if (i + 16 < n)  // predecessors' rows lie far apart: fetch them a few commands ahead (slot 0 for one not computed yet)
-        preds(order[i + 16], [&](std::size_t u) { __builtin_prefetch(&vc[slot[u] * k]), __builtin_prefetch(&vc[slot[u] * k + k - 1]); });
-      slot[v] = spare.back(), spare.pop_back();
-      std::uint32_t* cv = std::fill_n(&vc[std::size_t{slot[v]} * k], k, 0U) - k;
+      if (i + 32 < n) preds(order[i + 32], [&](std::size_t u) { __builtin_prefetch(&node[u]); });  // predecessors lie far apart: fetch them,
+      if (i + 16 < n)  // then their rows, a few commands ahead (slot 0 for one not computed yet)
+        preds(order[i + 16], [&](std::size_t u) { __builtin_prefetch(&vc[node[u].slot * k]), __builtin_prefetch(&vc[node[u].slot * k + k - 1]); });
+      node[v].slot = spare.back(), spare.pop_back();
+      std::uint32_t* cv = std::fill_n(&vc[std::size_t{node[v].slot} * k], k, 0U) - k;
       preds(v, [&](std::size_t u) {  // u != v: a different row. Skipped when u happens before a predecessor merged already: its clock is no larger
-        if (const std::uint32_t* cu = &vc[std::size_t{slot[u]} * k]; cv[chain[u]] < pos[u])
+        if (const std::uint32_t* cu = &vc[std::size_t{node[u].slot} * k]; cv[node[u].chain] < node[u].pos)
           for (std::size_t q = 0, kk = k; q < kk; ++q) cv[q] = std::max(cv[q], cu[q]);  // locals: a uint32_t store could alias slot or k
-        if (last[u] == i) spare.push_back(slot[u]), last[u] = UINT32_MAX;  // v is u's last successor: u's row is free (once: u may be listed twice)
+        if (node[u].last == i) spare.push_back(node[u].slot), node[u].last = UINT32_MAX;  // v is u's last successor: u's row is free (once: u may be listed twice)
       });
-      cv[chain[v]] = pos[v];
+      cv[node[v].chain] = node[v].pos;
       at(v);
-      if (last[v] == i) spare.push_back(slot[v]);
+      if (node[v].last == i) spare.push_back(node[v].slot);
     }
   }
 };
