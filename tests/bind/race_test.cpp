@@ -129,6 +129,23 @@ TEST(Race, WriteAfterReadNeedsOrderToo) {
   EXPECT_EQ(check(ok.done()), Codes{});
 }
 
+TEST(Race, ACommandThatReadsWhatItWritesWritesIt) {  // its read is not a second access; its other reads still are
+  for (std::size_t writes : {1U, 9U}) {
+    Mini m;
+    Indices w;
+    for (std::size_t j = 0; j < writes; ++j) w.push_back(m.buffer("b" + std::to_string(j), static_cast<std::int64_t>(64 * j), 64));
+    Index x = m.buffer("x", static_cast<std::int64_t>(64 * writes), 64, Storage::state);
+    Index rw = m.command("rw", CommandKind::launch, {x, w.back()}, w);
+    m.command("r", CommandKind::collective, {w.back()}, {}, {rw});
+    EXPECT_EQ(check(m.done()), Codes{}) << writes;
+    Mini late = m;
+    late.command("late", CommandKind::send, {w.front()}, {});  // on a third queue, not after rw: a race with its write
+    EXPECT_EQ(check(late.done()), Codes{"RACE-1"}) << writes;
+    m.command("late", CommandKind::send, {}, {x});  // a race with its read of x
+    EXPECT_EQ(check(m.done()), Codes{"RACE-1"}) << writes;
+  }
+}
+
 TEST(Race, SlotIssueOrderIsNotHappensBefore) {
   Mini m(TargetKind::slot);
   Index b = m.buffer("b", 0, 64);
