@@ -52,8 +52,8 @@ struct Hb {
   // it); 2: over the resource limit (RACE-3).
   int build() {
     const std::size_t n = p.commands.size();
-    if (qprev.size() != n) qprev.assign(n, -1);  // a slot target: no queues
-    if (order.size() != n && (order.clear(), !check::find_cycle(n, [&](std::size_t v, auto&& fn) { preds(v, fn); }, &order).empty())) return 1;
+    if (qprev.empty()) qprev.assign(n, -1);  // a slot target: no queues, and no order from DEADLOCK-1
+    if (order.empty() && !check::find_cycle(n, [&](std::size_t v, auto&& fn) { preds(v, fn); }, &order).empty()) return 1;
     std::vector<std::uint32_t> tail;
     std::vector<std::int64_t> d(n + 1, 0);  // d[i]: rows taken at step i minus rows freed after step i - 1
     node.assign(n, Node{0, 0, 0, 0});

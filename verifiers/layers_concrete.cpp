@@ -165,6 +165,7 @@ Flow families(check::Ctx& c, const ConcretePlanIR& p) {
       if (signaler[static_cast<std::size_t>(t)] >= 0 && signaler[static_cast<std::size_t>(t)] != static_cast<std::int64_t>(v)) fn(static_cast<std::size_t>(signaler[static_cast<std::size_t>(t)]));
   }, &f.order);
   if (!cyc.empty()) {
+    f.order.clear();  // the part of an order found before the cycle: not one
     std::string w;
     for (std::size_t v : cyc) w += p.commands[v].id + " -> ";
     c.err("DEADLOCK-1", at("commands", cyc.front()), "dependencies, queue order and token waits form a cycle: these commands can never all complete",
