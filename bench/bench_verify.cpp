@@ -21,6 +21,12 @@
 //                   lower bounds, not plancert code paths: find the payload's extent with a
 //                   minimal string-aware bracket matcher, and BLAKE2b the raw payload bytes
 //                   (digest_bytes; equal to the stored digest because the file is canonical).
+//   floor_touch/N   a lower bound set by the machine, not by plancert: a fresh process (the
+//                   --measure helper runs `bench_verify --touch-child MIB`) that only maps and
+//                   touches, on transparent huge pages as `plancert verify`'s heap is, as much
+//                   anonymous memory as the end-to-end run of N held (its peak RSS minus the
+//                   mapped file). With PLANCERT_BENCH_PAUSE this is the system time any program
+//                   pays for that much fresh memory after the guest has handed it back to the host.
 // Every case reports ns_per_cmd (linearity check across sizes) and bytes_per_second.
 //
 // Environment:
@@ -46,6 +52,7 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -58,6 +65,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -82,6 +90,7 @@ fs::path g_self;  // this program (runs the --measure helper and the --verify-ch
 TargetKind g_target = TargetKind::queue;
 constexpr std::size_t kEdgesPerCommand = 3;
 constexpr double kMiB = 1024.0 * 1024.0;
+std::map<std::size_t, double> g_anon_mib;  // per size: peak RSS of the last end-to-end run minus the mapped file
 
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
@@ -284,12 +293,11 @@ RunResult run_measured(const std::vector<std::string>& cmd) {
   return r;
 }
 
-void bm_e2e(benchmark::State& state, std::size_t n, std::vector<std::string> cmd, std::string label) {
-  Plan& p = plan(n);
-  if (!usable(state, p)) return;
-  cmd.push_back(p.file.string());
-  Times total;
-  double user = 0, sys = 0, peak = 0;
+// Runs `cmd` once per iteration through the --measure helper, after an untimed pause of
+// PLANCERT_BENCH_PAUSE seconds, timing its wall clock; `each(r)` sees every run. A failed run
+// marks the case skipped with its error (state.error_occurred()).
+template <class Each>
+void measured_runs(benchmark::State& state, const std::vector<std::string>& cmd, Times& total, Each&& each) {
   const double pause = env("PLANCERT_BENCH_PAUSE") ? std::max(0.0, std::atof(env("PLANCERT_BENCH_PAUSE"))) : 0.0;
   for (auto _ : state) {
     if (pause > 0) std::this_thread::sleep_for(std::chrono::duration<double>(pause));  // manual time: not counted
@@ -301,10 +309,17 @@ void bm_e2e(benchmark::State& state, std::size_t n, std::vector<std::string> cmd
     }
     state.SetIterationTime(r.wall_s);
     total.add(r.wall_s);
-    user += r.user_s;
-    sys += r.sys_s;
-    peak = std::max(peak, r.maxrss_kib);
+    each(r);
   }
+}
+
+void bm_e2e(benchmark::State& state, std::size_t n, std::vector<std::string> cmd, std::string label) {
+  Plan& p = plan(n);
+  if (!usable(state, p)) return;
+  cmd.push_back(p.file.string());
+  Times total;
+  double user = 0, sys = 0, peak = 0;
+  measured_runs(state, cmd, total, [&](const RunResult& r) { user += r.user_s, sys += r.sys_s, peak = std::max(peak, r.maxrss_kib); });
   if (state.error_occurred()) return;
   auto iters = static_cast<double>(state.iterations());
   common_counters(state, p, total);
@@ -313,7 +328,46 @@ void bm_e2e(benchmark::State& state, std::size_t n, std::vector<std::string> cmd
   state.counters["sys_s"] = sys / iters;
   state.counters["peak_rss_MiB"] = peak / 1024.0;
   state.counters["rss_per_file_byte"] = peak * 1024.0 / static_cast<double>(p.bytes);
+  g_anon_mib[n] = std::max(0.0, peak / 1024.0 - static_cast<double>(p.bytes) / kMiB);
   state.SetLabel(label);
+}
+
+// `--touch-child MIB`: maps MIB MiB of anonymous memory, asks for huge pages as
+// cli::reserve_heap does for plancert's heap, and writes one byte per 4 KiB page.
+int touch_child(const char* mib_text) {
+  const auto bytes = static_cast<std::size_t>(std::strtoull(mib_text, nullptr, 10)) << 20;
+  if (bytes == 0) return 2;
+  void* m = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) return 3;
+  ::madvise(m, bytes, MADV_HUGEPAGE);
+  auto* b = static_cast<volatile unsigned char*>(m);
+  for (std::size_t i = 0; i < bytes; i += 4096) b[i] = 1;
+  ::munmap(m, bytes);
+  return 0;
+}
+
+void bm_floor_touch(benchmark::State& state, std::size_t n, std::vector<std::string> probe) {
+  Plan& p = plan(n);
+  if (!usable(state, p)) return;
+  if (!g_anon_mib.count(n)) {  // no end-to-end case ran for this size (filtered out): measure the amount once, untimed
+    probe.push_back(p.file.string());
+    RunResult r = run_measured(probe);
+    if (!r.error.empty()) {
+      g_failed = true;
+      state.SkipWithError(r.error.c_str());
+      return;
+    }
+    g_anon_mib[n] = std::max(0.0, r.maxrss_kib / 1024.0 - static_cast<double>(p.bytes) / kMiB);
+  }
+  const auto mib = static_cast<std::size_t>(g_anon_mib[n]) + 1;
+  Times total;
+  double sys = 0;
+  measured_runs(state, {g_self.string(), "--touch-child", std::to_string(mib)}, total, [&](const RunResult& r) { sys += r.sys_s; });
+  if (state.error_occurred()) return;
+  common_counters(state, p, total);
+  state.counters["fresh_MiB"] = static_cast<double>(mib);
+  state.counters["sys_s"] = sys / static_cast<double>(state.iterations());
+  state.counters["ms_per_MiB"] = total.sum * 1e3 / static_cast<double>(state.iterations()) / static_cast<double>(mib);
 }
 
 // ---- in-process breakdown -----------------------------------------------------------------
@@ -562,6 +616,7 @@ fs::path self_exe() {
 int main(int argc, char** argv) {
   if (argc == 3 && std::string(argv[1]) == "--verify-child") return verify_child(argv[2]);
   if (argc >= 2 && std::string(argv[1]) == "--measure") return measure_main(argc, argv);
+  if (argc == 3 && std::string(argv[1]) == "--touch-child") return touch_child(argv[2]);
 
   if (const char* t = env("PLANCERT_BENCH_TARGET")) {
     if (std::string(t) == "slot") g_target = TargetKind::slot;
@@ -612,6 +667,8 @@ int main(int argc, char** argv) {
     reg("encode", bm_encode);
     reg("floor_scan", bm_floor_scan);
     reg("floor_hash", bm_floor_hash);
+    if (!g_self.empty())
+      reg("floor_touch", bm_floor_touch, have_cli ? std::vector<std::string>{plancert, "verify"} : std::vector<std::string>{g_self.string(), "--verify-child"});
   }
 
   benchmark::Initialize(&argc, argv);
