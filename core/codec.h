@@ -146,7 +146,11 @@ void decode(json::Reader& r, std::vector<T>& v) {
   if (r.peek() != json::Kind::Array) r.fail("SCHEMA-5", "expected an array");
   v.clear();
   r.begin_array();
-  if constexpr (std::is_arithmetic_v<T>) v.reserve(r.flat_count());  // one allocation, not 1, 2, 4, ...
+  if constexpr (std::is_arithmetic_v<T>) {  // into reused scratch, then one allocation of the exact size, not 1, 2, 4, ...
+    thread_local std::vector<T> scratch;    // (an element decodes no array: no reentry)
+    for (scratch.clear(); r.next_element();) decode(r, scratch.emplace_back());
+    return v.assign(scratch.begin(), scratch.end());
+  }
   for (const std::size_t from = r.offset(); r.next_element();) {
     decode(r, v.emplace_back());
     if (Reflected<T> && v.size() == 1) v.reserve(r.reserve_hint(from, sizeof(T)));  // a long array of structs: reserve once

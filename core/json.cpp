@@ -232,12 +232,6 @@ std::string_view Reader::skip() {
   return s_.substr(begin, pos_ - begin);
 }
 
-std::size_t Reader::flat_count() const {
-  std::size_t commas = 0, any = 0;  // one pass, no library call: these arrays are short
-  for (std::size_t i = pos_, end = std::min(s_.size(), pos_ + 4096); i < end && s_[i] != ']'; ++i) commas += s_[i] == ',', any |= static_cast<unsigned char>(s_[i]) > ' ';
-  return any ? commas + 1 : 0;
-}
-
 void Reader::finish() { if (ws(), pos_ != s_.size()) fail("JSON-1", "trailing characters after the document"); }
 
 void Writer::flush() {

@@ -95,9 +95,6 @@ class Reader {
   void null();
   /// Skips one complete value of any kind without recursion; returns its raw text.
   std::string_view skip();
-  /// After begin_array(): its element count if it holds only scalars, from the commas before
-  /// the next ']' within 4 KiB (an estimate for reserve(), exact for a short integer array).
-  [[nodiscard]] std::size_t flat_count() const;
   /// Requires that only whitespace remains.
   void finish();
 

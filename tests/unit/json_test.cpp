@@ -189,28 +189,39 @@ TEST(Json, SkipReturnsTheExtentOfOneValueReadStrictly) {
   EXPECT_EQ(skip(std::string(600, '[')).substr(0, 9), "JSON-5 /0");
 }
 
-// flat_count() sizes an integer array's reserve() from its commas: exact for a short one,
-// bounded (4 KiB of text) for a long or malformed one, so it never allocates more than that.
-TEST(Json, FlatCountSizesShortScalarArraysAndIsBounded) {
-  auto count = [](const std::string& text) {
-    json::Reader r(text);
-    r.begin_array();
-    return r.flat_count();
+// An integer array decodes into reused scratch and is then allocated once at its exact size,
+// short or long (no doubling, no estimate from the text); a malformed one fails with its JSON
+// code at the element, and the next array decodes cleanly from the same scratch.
+TEST(Json, IntegerArraysDecodeAtTheirExactSize) {
+  auto decoded = [](const std::string& text) {
+    json::Reader r(text);  // the reader views the text: it must outlive the reader
+    std::vector<std::int64_t> v{9, 9, 9, 9, 9, 9, 9, 9, 9};  // previous contents and capacity do not leak in
+    codec::decode(r, v);
+    return v;
   };
-  EXPECT_EQ(count("[]"), 0u);
-  EXPECT_EQ(count("[ \n]"), 0u);
-  EXPECT_EQ(count("[7]"), 1u);
-  EXPECT_EQ(count("[5046, 9996,9999]"), 3u);
-  std::string commas = "[" + std::string(1 << 20, ',');  // malformed, no ']'
-  EXPECT_EQ(count(commas), 4097u);
+  EXPECT_TRUE(decoded("[]").empty());
+  EXPECT_TRUE(decoded("[ \n]").empty());
+  EXPECT_EQ(decoded("[7]"), std::vector<std::int64_t>{7});
+  EXPECT_EQ(decoded("[5046, 9996,9999]"), (std::vector<std::int64_t>{5046, 9996, 9999}));
   std::string ints = "[";
-  for (int i = 0; i < 100000; ++i) ints += "1,";
-  ints += "1]";
-  EXPECT_EQ(count(ints), 2049u);
-  std::vector<std::int64_t> v;
-  json::Reader r(ints);  // the reader views the text: it must outlive the reader
-  codec::decode(r, v);
-  EXPECT_EQ(v.size(), 100001u);
+  for (int i = 0; i < 100000; ++i) ints += std::to_string(i) + ",";
+  ints += "100000]";
+  std::vector<std::int64_t> fresh;
+  json::Reader r(ints);
+  codec::decode(r, fresh);
+  ASSERT_EQ(fresh.size(), 100001u);
+  EXPECT_EQ(fresh.capacity(), fresh.size());
+  EXPECT_EQ(fresh[77777], 77777);
+  EXPECT_EQ(fresh.back(), 100000);
+  std::string commas = "[1" + std::string(1 << 20, ',');  // malformed, no ']'
+  try {
+    decoded(commas);
+    ADD_FAILURE() << "a malformed array decoded";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.diag.code, "JSON-1");
+    EXPECT_EQ(e.diag.path, "/1");
+  }
+  EXPECT_EQ(decoded("[3,1,2]"), (std::vector<std::int64_t>{3, 1, 2}));
 }
 
 // codec::same compares short strings as overlapping words: every length up to 40 with a
