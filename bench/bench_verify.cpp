@@ -313,6 +313,9 @@ void measured_runs(benchmark::State& state, const std::vector<std::string>& cmd,
   }
 }
 
+// MiB a run of plan p held beyond the mapped file: its heap, given its peak RSS in KiB.
+double heap_mib(const Plan& p, double maxrss_kib) { return std::max(0.0, maxrss_kib / 1024.0 - static_cast<double>(p.bytes) / kMiB); }
+
 void bm_e2e(benchmark::State& state, std::size_t n, std::vector<std::string> cmd, std::string label) {
   Plan& p = plan(n);
   if (!usable(state, p)) return;
@@ -328,7 +331,7 @@ void bm_e2e(benchmark::State& state, std::size_t n, std::vector<std::string> cmd
   state.counters["sys_s"] = sys / iters;
   state.counters["peak_rss_MiB"] = peak / 1024.0;
   state.counters["rss_per_file_byte"] = peak * 1024.0 / static_cast<double>(p.bytes);
-  g_anon_mib[n] = std::max(0.0, peak / 1024.0 - static_cast<double>(p.bytes) / kMiB);
+  g_anon_mib[n] = heap_mib(p, peak);
   state.SetLabel(label);
 }
 
@@ -357,7 +360,7 @@ void bm_floor_touch(benchmark::State& state, std::size_t n, std::vector<std::str
       state.SkipWithError(r.error.c_str());
       return;
     }
-    g_anon_mib[n] = std::max(0.0, r.maxrss_kib / 1024.0 - static_cast<double>(p.bytes) / kMiB);
+    g_anon_mib[n] = heap_mib(p, r.maxrss_kib);
   }
   const auto mib = static_cast<std::size_t>(g_anon_mib[n]) + 1;
   Times total;

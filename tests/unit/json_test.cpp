@@ -195,7 +195,7 @@ TEST(Json, SkipReturnsTheExtentOfOneValueReadStrictly) {
 TEST(Json, IntegerArraysDecodeAtTheirExactSize) {
   auto decoded = [](const std::string& text) {
     json::Reader r(text);  // the reader views the text: it must outlive the reader
-    std::vector<std::int64_t> v{9, 9, 9, 9, 9, 9, 9, 9, 9};  // previous contents and capacity do not leak in
+    std::vector<std::int64_t> v{9, 9, 9, 9, 9, 9, 9, 9, 9};  // previous contents do not leak in
     codec::decode(r, v);
     return v;
   };
