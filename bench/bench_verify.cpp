@@ -21,12 +21,14 @@
 //                   lower bounds, not plancert code paths: find the payload's extent with a
 //                   minimal string-aware bracket matcher, and BLAKE2b the raw payload bytes
 //                   (digest_bytes; equal to the stored digest because the file is canonical).
-//   floor_touch/N   a lower bound set by the machine, not by plancert: a fresh process (the
-//                   --measure helper runs `bench_verify --touch-child MIB`) that only maps and
-//                   touches, on transparent huge pages as `plancert verify`'s heap is, as much
-//                   anonymous memory as the end-to-end run of N held (its peak RSS minus the
-//                   mapped file). With PLANCERT_BENCH_PAUSE this is the system time any program
-//                   pays for that much fresh memory after the guest has handed it back to the host.
+//   floor_touch/N, floor_touch_huge/N
+//                   a lower bound set by the machine, not by plancert: a fresh process (the
+//                   --measure helper runs `bench_verify --touch-child MIB [huge]`) that prepares
+//                   its heap as `plancert verify` does (cli::reserve_heap; `huge`: with
+//                   PLANCERT_HEAP_PAGES=huge), allocates as much as the end-to-end run of N held
+//                   (its peak RSS minus the mapped file) and touches every 4 KiB page of it once.
+//                   With PLANCERT_BENCH_PAUSE this is what any program pays for that much fresh
+//                   memory, on either page size, after the guest has handed it back to the host.
 // Every case reports ns_per_cmd (linearity check across sizes) and bytes_per_second.
 //
 // Environment:
@@ -335,21 +337,23 @@ void bm_e2e(benchmark::State& state, std::size_t n, std::vector<std::string> cmd
   state.SetLabel(label);
 }
 
-// `--touch-child MIB`: maps MIB MiB of anonymous memory, asks for huge pages as
-// cli::reserve_heap does for plancert's heap, and writes one byte per 4 KiB page.
-int touch_child(const char* mib_text) {
+// `--touch-child MIB [huge]`: prepares the heap for MIB MiB as cli::reserve_heap does for
+// plancert's (`huge`: as with PLANCERT_HEAP_PAGES=huge), allocates MIB MiB from it and writes
+// one byte per 4 KiB page.
+int touch_child(const char* mib_text, bool huge) {
   const auto bytes = static_cast<std::size_t>(std::strtoull(mib_text, nullptr, 10)) << 20;
   if (bytes == 0) return 2;
-  void* m = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (m == MAP_FAILED) return 3;
-  ::madvise(m, bytes, MADV_HUGEPAGE);
-  auto* b = static_cast<volatile unsigned char*>(m);
+  if (huge) ::setenv("PLANCERT_HEAP_PAGES", "huge", 1);
+  else ::unsetenv("PLANCERT_HEAP_PAGES");
+  cli::reserve_heap(bytes);
+  auto* b = static_cast<volatile unsigned char*>(std::malloc(bytes));
+  if (b == nullptr) return 3;
   for (std::size_t i = 0; i < bytes; i += 4096) b[i] = 1;
-  ::munmap(m, bytes);
+  std::free(const_cast<unsigned char*>(b));
   return 0;
 }
 
-void bm_floor_touch(benchmark::State& state, std::size_t n, std::vector<std::string> probe) {
+void bm_floor_touch(benchmark::State& state, std::size_t n, std::vector<std::string> probe, bool huge) {
   Plan& p = plan(n);
   if (!usable(state, p)) return;
   if (!g_anon_mib.count(n)) {  // no end-to-end case ran for this size (filtered out): measure the amount once, untimed
@@ -365,7 +369,9 @@ void bm_floor_touch(benchmark::State& state, std::size_t n, std::vector<std::str
   const auto mib = static_cast<std::size_t>(g_anon_mib[n]) + 1;
   Times total;
   double sys = 0;
-  measured_runs(state, {g_self.string(), "--touch-child", std::to_string(mib)}, total, [&](const RunResult& r) { sys += r.sys_s; });
+  std::vector<std::string> child{g_self.string(), "--touch-child", std::to_string(mib)};
+  if (huge) child.push_back("huge");
+  measured_runs(state, child, total, [&](const RunResult& r) { sys += r.sys_s; });
   if (state.error_occurred()) return;
   common_counters(state, p, total);
   state.counters["fresh_MiB"] = static_cast<double>(mib);
@@ -619,7 +625,7 @@ fs::path self_exe() {
 int main(int argc, char** argv) {
   if (argc == 3 && std::string(argv[1]) == "--verify-child") return verify_child(argv[2]);
   if (argc >= 2 && std::string(argv[1]) == "--measure") return measure_main(argc, argv);
-  if (argc == 3 && std::string(argv[1]) == "--touch-child") return touch_child(argv[2]);
+  if ((argc == 3 || (argc == 4 && std::string(argv[3]) == "huge")) && std::string(argv[1]) == "--touch-child") return touch_child(argv[2], argc == 4);
 
   if (const char* t = env("PLANCERT_BENCH_TARGET")) {
     if (std::string(t) == "slot") g_target = TargetKind::slot;
@@ -670,8 +676,11 @@ int main(int argc, char** argv) {
     reg("encode", bm_encode);
     reg("floor_scan", bm_floor_scan);
     reg("floor_hash", bm_floor_hash);
-    if (!g_self.empty())
-      reg("floor_touch", bm_floor_touch, have_cli ? std::vector<std::string>{plancert, "verify"} : std::vector<std::string>{g_self.string(), "--verify-child"});
+    if (!g_self.empty()) {
+      const auto probe = have_cli ? std::vector<std::string>{plancert, "verify"} : std::vector<std::string>{g_self.string(), "--verify-child"};
+      reg("floor_touch", bm_floor_touch, probe, false);
+      reg("floor_touch_huge", bm_floor_touch, probe, true);
+    }
   }
 
   benchmark::Initialize(&argc, argv);

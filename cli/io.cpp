@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <stdexcept>
+#include <string_view>
 #include <system_error>
 
 namespace plancert::cli {
@@ -72,13 +73,14 @@ FileBytes read_file(const std::filesystem::path& p, std::uintmax_t max_bytes) {
   return {static_cast<const char*>(m), static_cast<std::size_t>(size)};
 }
 
-void reserve_heap(std::uintmax_t heap_bytes) {
+HeapReserve reserve_heap(std::uintmax_t heap_bytes) {
+  HeapReserve out;
 #if defined(__GLIBC__) && defined(MADV_HUGEPAGE)
   constexpr std::uintmax_t kMin = std::uintmax_t{64} << 20, kHuge = std::uintmax_t{2} << 20;
   // glibc hands the heap's free top back to the system once it reaches the trim threshold,
   // at most INT32_MAX: the reserve stays below that.
   constexpr std::uintmax_t kMax = INT32_MAX - 2 * kMin;
-  if (heap_bytes < 4 * kMin) return;
+  if (heap_bytes < 4 * kMin) return out;
   const auto top = [] { return reinterpret_cast<std::uintptr_t>(::sbrk(0)); };
   ::mallopt(M_MMAP_MAX, 0);  // large blocks (the command array) come from the heap too
   ::mallopt(M_TRIM_THRESHOLD, INT32_MAX);
@@ -88,10 +90,14 @@ void reserve_heap(std::uintmax_t heap_bytes) {
   ::free(block);                          // (volatile: the compiler may not elide the pair)
   ::mallopt(M_TOP_PAD, static_cast<int>(kMin));  // later growth, if the estimate was short, in steps of 64 MiB
   const std::uintmax_t first = (from + kHuge - 1) / kHuge * kHuge, end = top();
-  if (end > first) ::madvise(reinterpret_cast<void*>(first), end - first, MADV_HUGEPAGE);  // a hint: failure is harmless
+  out.bytes = end - from;
+  const char* pages = std::getenv("PLANCERT_HEAP_PAGES");
+  out.huge_pages = pages != nullptr && std::string_view(pages) == "huge" && end > first &&
+                   ::madvise(reinterpret_cast<void*>(first), end - first, MADV_HUGEPAGE) == 0;  // a hint: refusal is harmless
 #else
   (void)heap_bytes;
 #endif
+  return out;
 }
 
 void write_file_atomic(const std::filesystem::path& p, std::string_view bytes) {

@@ -51,19 +51,33 @@ constexpr std::uintmax_t heap_for_input(std::uintmax_t input_bytes) { return 6 *
 /// target): as much as reserve_heap() reserves at most.
 inline constexpr std::uintmax_t kLargeRunHeap = std::uintmax_t{2} << 30;
 
+/// What reserve_heap() did.
+struct HeapReserve {
+  std::uintmax_t bytes = 0;  ///< address space added to the heap (0: nothing was done)
+  bool huge_pages = false;   ///< the reserve was marked for transparent huge pages (`MADV_HUGEPAGE`)
+};
+
 /// Prepares the heap for a run that will allocate up to about `heap_bytes`. Below 256 MiB it
 /// does nothing. Above, on glibc, it grows the heap once by that much (at most 2 GiB minus
 /// 128 MiB, where glibc would trim it; address space only: pages are committed when first
-/// touched), asks the kernel to back that range with transparent huge pages
-/// (`MADV_HUGEPAGE`), and keeps every later block, large ones included, on the heap
-/// (`M_MMAP_MAX` 0, no trimming); growth beyond the reserve continues in 64 MiB steps.
+/// touched) and keeps every later block, large ones included, on the heap (`M_MMAP_MAX` 0,
+/// no trimming); growth beyond the reserve continues in 64 MiB steps. With the environment
+/// variable `PLANCERT_HEAP_PAGES=huge` it also asks for transparent huge pages on the reserve
+/// (`MADV_HUGEPAGE`); by default the kernel's page size stays.
 ///
-/// Why: first touches of fresh memory dominate decoding or building a large plan, and on
-/// virtual machines each 4 KiB page fault is expensive; 2 MiB pages take 512 times fewer
-/// faults. Purely a performance hint: if the kernel has THP disabled, or the heap cannot grow
-/// (glibc then falls back to mmap), allocation works exactly as before. Under AddressSanitizer
-/// (its own allocator) it has no effect.
-void reserve_heap(std::uintmax_t heap_bytes);
+/// Why: first touches of fresh memory dominate decoding or building a large plan, and every
+/// allocation taken from the top of the heap, without trimming or a fresh mapping per large
+/// block, touches fresh memory once at most. Which page size backs fresh memory faster depends
+/// on the machine, not on plancert: on bare metal a 2 MiB page takes one fault instead of 512,
+/// but on the project's virtual machines, whose free memory the host reclaims (balloon free
+/// page reporting), it has gone either way. One machine touched 800 MB of fresh huge pages in
+/// 0.5-1.4 s and of 4 KiB pages in 2.3 s; this session's, 630 MiB in 1.45-1.8 s and 0.34-0.52 s
+/// (README, Performance; `bench_verify`'s `floor_touch` cases measure both). A probe of the
+/// first pages cannot tell: the first few huge pages come from the kernel's per-CPU free
+/// lists, still backed, at a tenth of the price of the rest. Purely a performance measure: if
+/// the heap cannot grow (glibc then falls back to mmap), allocation works exactly as before.
+/// Under AddressSanitizer (its own allocator) it has no effect.
+HeapReserve reserve_heap(std::uintmax_t heap_bytes);
 
 /// Writes `bytes` to `p` atomically: a temporary file in the same directory, flushed, then
 /// renamed over `p`. A failed or interrupted run leaves no partial file. Throws

@@ -110,12 +110,15 @@ TEST(ReserveHeap, SmallInputsLeaveTheHeapAlone) {
   EXPECT_LT(heap_top() - before, std::uintptr_t{16} << 20);
 }
 
-TEST(ReserveHeap, GrowsTheHeapOnceMarksItForHugePagesAndKeepsLargeBlocksOnIt) {
+TEST(ReserveHeap, GrowsTheHeapOnceAndKeepsLargeBlocksOnIt) {
   if (!kOwnMalloc) GTEST_SKIP() << "a sanitizer's allocator replaces glibc malloc; reserve_heap does nothing there";
+  ASSERT_EQ(::unsetenv("PLANCERT_HEAP_PAGES"), 0);
   const auto before = heap_top();
-  reserve_heap(heap_for_input(std::uintmax_t{100} << 20));  // 100 MiB of text: 600 MiB of address space, not touched
+  const HeapReserve r = reserve_heap(heap_for_input(std::uintmax_t{100} << 20));  // 100 MiB of text: 600 MiB of address space, not touched
   const auto after = heap_top();
   ASSERT_GE(after - before, std::uintptr_t{600} << 20);
+  EXPECT_EQ(r.bytes, after - before);
+  EXPECT_FALSE(r.huge_pages);  // by default the kernel's page size stays
   // A 300 MiB block (glibc would map it on its own) now comes from that heap: it may start in
   // the free space the heap had before, but it ends inside the reserve, below the top.
   constexpr std::size_t n = std::size_t{300} << 20;
@@ -123,11 +126,24 @@ TEST(ReserveHeap, GrowsTheHeapOnceMarksItForHugePagesAndKeepsLargeBlocksOnIt) {
   const auto at = reinterpret_cast<std::uintptr_t>(block);
   EXPECT_TRUE(before < at + n && at + n <= after) << std::hex << before << " " << at << " " << after;
   EXPECT_EQ(heap_top(), after);  // and the heap did not have to grow for it
-  if (std::filesystem::exists("/sys/kernel/mm/transparent_hugepage")) {  // a kernel with THP records the advice
-    EXPECT_NE(vm_flags_at(at + n / 2).find(" hg"), std::string::npos) << vm_flags_at(at + n / 2);
-  }
+  EXPECT_EQ(vm_flags_at(at + n / 2).find(" hg"), std::string::npos) << vm_flags_at(at + n / 2);
   std::free(block);
   EXPECT_EQ(heap_top(), after);  // freeing keeps the reserve (no trimming)
+}
+
+TEST(ReserveHeap, MarksTheReserveForHugePagesOnRequest) {
+  if (!kOwnMalloc) GTEST_SKIP() << "a sanitizer's allocator replaces glibc malloc; reserve_heap does nothing there";
+  ASSERT_EQ(::setenv("PLANCERT_HEAP_PAGES", "huge", 1), 0);
+  const HeapReserve h = reserve_heap(heap_for_input(std::uintmax_t{100} << 20));
+  ASSERT_EQ(::unsetenv("PLANCERT_HEAP_PAGES"), 0);
+  // ctest runs each case in its own process; run together, the case before left a free top
+  // larger than the one allocation that grows the heap.
+  if (h.bytes == 0) GTEST_SKIP() << "an earlier reserve in this process already covers the request";
+  ASSERT_GE(h.bytes, std::uintmax_t{600} << 20);
+  if (std::filesystem::exists("/sys/kernel/mm/transparent_hugepage")) {  // a kernel with THP records the advice
+    EXPECT_TRUE(h.huge_pages);
+    EXPECT_NE(vm_flags_at(heap_top() - (std::uintptr_t{100} << 20)).find(" hg"), std::string::npos);
+  }
 }
 
 TEST(WriteFileAtomic, ReplacesTheFileWithExactlyTheBytes) {
