@@ -180,6 +180,9 @@ void race(check::Ctx& c, const ConcretePlanIR& p, Flow&& flow) {
   // CAP-5: peak = highest end address of the device's buffers; lower bound = pinned bytes plus the
   // bytes of buffers with an access at or before the witness and one strictly after it. Tallies
   // base[k] + 2j and + 2j + 1: the j-th buffer of the device has an access before / after the witness.
+  // Buffers by device, once: each memory entry visits its device's buffers only (not devices x buffers).
+  std::vector<std::vector<std::uint32_t>> on(p.devices.size());
+  for (std::uint32_t b = 0; b < nb; ++b) on[static_cast<std::size_t>(device_of(b))].push_back(b);
   std::vector<std::size_t> base(p.memory.size(), SIZE_MAX);
   for (std::size_t k = 0; k < p.memory.size(); ++k) {
     const auto& m = p.memory[k];
@@ -187,8 +190,7 @@ void race(check::Ctx& c, const ConcretePlanIR& p, Flow&& flow) {
     if (!check::ref(c, m.device, p.devices.size(), path + "/device") || (m.witness && !check::ref(c, *m.witness, n, path + "/witness"))) continue;
     const auto w = static_cast<std::uint32_t>(m.witness.value_or(0));
     base[k] = yes.size();
-    for (std::size_t b = 0; b < nb; ++b) {
-      if (device_of(b) != m.device) continue;
+    for (std::uint32_t b : on[static_cast<std::size_t>(m.device)]) {
       for (const auto& y : m.witness ? head(b) : head(b).first(0)) asks.emplace_back(topo[w], y.first, yes.size());
       for (const auto& x : m.witness ? tail(b) : tail(b).first(0)) if (x.first != w) asks.emplace_back(topo[x.first], w, yes.size() + 1);
       yes.resize(yes.size() + 2);
@@ -208,8 +210,8 @@ void race(check::Ctx& c, const ConcretePlanIR& p, Flow&& flow) {
     if (base[k] == SIZE_MAX) continue;
     const auto& m = p.memory[k];
     Int peak = 0, live = 0;
-    for (std::size_t b = 0, t = base[k]; b < nb; ++b) {
-      if (device_of(b) != m.device) continue;
+    std::size_t t = base[k];
+    for (std::uint32_t b : on[static_cast<std::size_t>(m.device)]) {
       peak = std::max(peak, Int(start_of(b) + p.buffers[b].size));
       if (pinned(p.buffers[b].storage) || (yes[t] > 0 && yes[t + 1] > 0)) live += p.buffers[b].size;
       t += 2;
