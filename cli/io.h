@@ -71,7 +71,7 @@ struct HeapReserve {
 /// on the machine, not on plancert: on bare metal a 2 MiB page takes one fault instead of 512,
 /// but on the project's virtual machines, whose free memory the host reclaims (balloon free
 /// page reporting), it has gone either way. One machine touched 800 MB of fresh huge pages in
-/// 0.5-1.4 s and of 4 KiB pages in 2.3 s; another (session 17's), 630 MiB in 1.45-1.8 s and 0.34-0.52 s
+/// 0.5-1.4 s and of 4 KiB pages in 2.3 s; another, 630 MiB in 1.45-1.8 s and 0.34-0.52 s
 /// (README, Performance; `bench_verify`'s `floor_touch` cases measure both). A probe of the
 /// first pages cannot tell: the first few huge pages come from the kernel's per-CPU free
 /// lists, still backed, at a tenth of the price of the rest. Purely a performance measure: if

@@ -291,8 +291,9 @@ void reference(check::Ctx& c, const PortablePlanIR& pp, const ConcretePlanIR& go
   for (std::size_t t = 0; t < nt; ++t) {
     const PortableTask& pt = pp.tasks[t];
     std::string impl = t < got.commands.size() ? got.commands[t].implementation : "";
-    e.commands[t] = Command{pt.dependencies, {}, pt.inputs, pt.outputs, {}, dev_of(t), kCommand[static_cast<std::size_t>(pt.kind)], "c:" + pt.id, impl,
-                            Lineage{LineageKind::derived, "bind.reference.task", {pt.id}}, {}, pt.repeat, pt.work};
+    e.commands[t] = Command{.dependencies = pt.dependencies, .waits = {}, .reads = pt.inputs, .writes = pt.outputs, .signals = {}, .device = dev_of(t),
+                            .kind = kCommand[static_cast<std::size_t>(pt.kind)], .id = "c:" + pt.id, .implementation = impl,
+                            .lineage = {LineageKind::derived, "bind.reference.task", {pt.id}}, .attrs = {}, .repeat = pt.repeat, .work = pt.work};
     for (Index u : pt.dependencies)
       if (pt.kind == TaskKind::recv && pp.tasks[static_cast<std::size_t>(u)].kind == TaskKind::send) {
         peer[t] = peer[t] < 0 ? dev_of(static_cast<std::size_t>(u)) : peer[t];
