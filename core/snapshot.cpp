@@ -14,10 +14,10 @@ namespace {
 class Hasher {
  public:
   explicit Hasher(std::string_view schema) {
-    // No sodium_init(): hashing needs no initialisation (its only global, the compression
-    // function, starts as the portable code), and what sodium_init() would select instead,
-    // the AVX2 code, hashes at 0.62 GB/s on the AMD EPYC this is benchmarked on against 1.14
-    // GB/s for the portable code (README, Performance). Every variant gives the same digest.
+    // No sodium_init() here: hashing needs no initialisation (its only global, the compression
+    // function, starts as the portable code). Which code is faster depends on the CPU, so the
+    // driver picks it by measuring (cli::use_faster_blake2b, README, Performance). Every
+    // variant gives the same digest.
     crypto_generichash_init(&st_, nullptr, 0, crypto_generichash_BYTES);
     update("plancert/");
     update(schema);
