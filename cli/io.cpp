@@ -79,6 +79,9 @@ FileBytes read_file(const std::filesystem::path& p, std::uintmax_t max_bytes) {
 
 HeapReserve reserve_heap(std::uintmax_t heap_bytes) {
   HeapReserve out;
+  const char* pages = std::getenv("PLANCERT_HEAP_PAGES");
+  if (pages != nullptr && *pages != '\0' && std::string_view(pages) != "huge" && std::string_view(pages) != "default")
+    std::fprintf(stderr, "plancert: PLANCERT_HEAP_PAGES=%.64s ignored (expected huge or default)\n", pages);
 #if defined(__GLIBC__) && defined(MADV_HUGEPAGE)
   constexpr std::uintmax_t kMin = std::uintmax_t{64} << 20, kHuge = std::uintmax_t{2} << 20;
   // glibc hands the heap's free top back to the system once it reaches the trim threshold,
@@ -95,7 +98,6 @@ HeapReserve reserve_heap(std::uintmax_t heap_bytes) {
   ::mallopt(M_TOP_PAD, static_cast<int>(kMin));  // later growth, if the estimate was short, in steps of 64 MiB
   const std::uintmax_t first = (from + kHuge - 1) / kHuge * kHuge, end = top();
   out.bytes = end - from;
-  const char* pages = std::getenv("PLANCERT_HEAP_PAGES");
   out.huge_pages = pages != nullptr && std::string_view(pages) == "huge" && end > first &&
                    ::madvise(reinterpret_cast<void*>(first), end - first, MADV_HUGEPAGE) == 0;  // a hint: refusal is harmless
 #else

@@ -67,7 +67,8 @@ struct HeapReserve {
 /// touched) and keeps every later block, large ones included, on the heap (`M_MMAP_MAX` 0,
 /// no trimming); growth beyond the reserve continues in 64 MiB steps. With the environment
 /// variable `PLANCERT_HEAP_PAGES=huge` it also asks for transparent huge pages on the reserve
-/// (`MADV_HUGEPAGE`); by default the kernel's page size stays.
+/// (`MADV_HUGEPAGE`); by default (unset, empty or `default`) the kernel's page size stays. Any
+/// other value is ignored with a one-line warning on stderr.
 ///
 /// Why: first touches of fresh memory dominate decoding or building a large plan, and every
 /// allocation taken from the top of the heap, without trimming or a fresh mapping per large

@@ -150,6 +150,21 @@ TEST(ReserveHeap, MarksTheReserveForHugePagesOnRequest) {
   }
 }
 
+// A value that is neither `huge` nor `default` is not silently taken for either.
+TEST(ReserveHeap, WarnsAboutAnUnknownPageSetting) {
+  const auto warning = [](const char* value) {
+    EXPECT_EQ(::setenv("PLANCERT_HEAP_PAGES", value, 1), 0);
+    testing::internal::CaptureStderr();
+    (void)reserve_heap(std::uintmax_t{1} << 20);  // below the threshold: nothing else happens
+    EXPECT_EQ(::unsetenv("PLANCERT_HEAP_PAGES"), 0);
+    return testing::internal::GetCapturedStderr();
+  };
+  EXPECT_EQ(warning("2M"), "plancert: PLANCERT_HEAP_PAGES=2M ignored (expected huge or default)\n");
+  EXPECT_EQ(warning("default"), "");
+  EXPECT_EQ(warning("huge"), "");
+  EXPECT_EQ(warning(""), "");
+}
+
 TEST(WriteFileAtomic, ReplacesTheFileWithExactlyTheBytes) {
   auto p = temp_file("out", "old");
   write_file_atomic(p, "new bytes");
