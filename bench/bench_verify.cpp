@@ -593,8 +593,7 @@ int verify_child(const char* file) {
   try {
     std::string digest;
     cli::FileBytes text = cli::read_file(file, std::uintmax_t{1} << 40);  // mapped, as plancert verify reads it
-    cli::reserve_heap(cli::heap_for_input(text.view().size()));          // and the heap prepared as it does
-    if (text.view().size() >= cli::kLargeInput) cli::use_faster_blake2b();  // and the same BLAKE2b code
+    cli::prepare_large_run(cli::heap_for_input(text.view().size()));     // and the heap and BLAKE2b code prepared as it does
     AnySnapshot s = decode_snapshot(text.view(), &digest);
     Diagnostics d = verify_snapshot(s, digest);
     if (!d.ok()) {

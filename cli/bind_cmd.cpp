@@ -22,8 +22,7 @@ BindOutcome bind_and_commit(const Committed<PortablePlanIR>& portable, const Dis
                             const frontend::StrategyConfig& strategy, const std::string& target, const std::string& out_dir, std::ostream& log) {
   if (!is_bind_target(target))
     throw InputError("CONFIG-6", "", "--target " + target + ": expected reference-queue, reference-slot or queue");
-  reserve_heap(kLargeRunHeap);  // a bound plan can take hundreds of MB of heap (README, Performance)
-  use_faster_blake2b();         // and hashing it as many MB of text
+  prepare_large_run(kLargeRunHeap);  // a bound plan can take hundreds of MB of heap and of text to hash (README, Performance)
   const auto t0 = std::chrono::steady_clock::now();
   BindOutcome out;
   const bind::TargetProfile tp = bind::target_profile(system);

@@ -87,7 +87,8 @@ HeapReserve reserve_heap(std::uintmax_t heap_bytes) {
   // glibc hands the heap's free top back to the system once it reaches the trim threshold,
   // at most INT32_MAX: the reserve stays below that.
   constexpr std::uintmax_t kMax = INT32_MAX - 2 * kMin;
-  if (heap_bytes < 4 * kMin) return out;
+  static_assert(kLargeRunMinHeap == 4 * kMin);
+  if (heap_bytes < kLargeRunMinHeap) return out;
   const auto top = [] { return reinterpret_cast<std::uintptr_t>(::sbrk(0)); };
   ::mallopt(M_MMAP_MAX, 0);  // large blocks (the command array) come from the heap too
   ::mallopt(M_TRIM_THRESHOLD, INT32_MAX);
@@ -145,6 +146,11 @@ HashCode use_faster_blake2b() {
     return simd < portable && ::sodium_init() >= 0 ? HashCode::simd : HashCode::portable;
   }();
   return chosen;
+}
+
+HeapReserve prepare_large_run(std::uintmax_t heap_bytes) {
+  if (heap_bytes >= kLargeRunMinHeap) use_faster_blake2b();
+  return reserve_heap(heap_bytes);
 }
 
 void write_file_atomic(const std::filesystem::path& p, std::string_view bytes) {

@@ -14,10 +14,6 @@ namespace plancert::cli {
 /// Default largest input file read (bytes); `--max-bytes` raises it.
 inline constexpr std::uintmax_t kDefaultMaxInputBytes = std::uintmax_t{1} << 30;
 
-/// Input size (bytes) from which `plancert verify` first picks the faster BLAKE2b code
-/// (use_faster_blake2b(): its ~3 ms pays off from tens of MB of hashing).
-inline constexpr std::uintmax_t kLargeInput = std::uintmax_t{32} << 20;
-
 /// The bytes of a whole input file, mapped read-only (no copy, no per-page faults: the
 /// mapping is populated from the page cache at once). Move-only; unmaps on destruction.
 ///
@@ -55,13 +51,18 @@ constexpr std::uintmax_t heap_for_input(std::uintmax_t input_bytes) { return 6 *
 /// target): as much as reserve_heap() reserves at most.
 inline constexpr std::uintmax_t kLargeRunHeap = std::uintmax_t{2} << 30;
 
+/// Heap from which a run counts as large: reserve_heap() reserves, and prepare_large_run()
+/// also picks the faster BLAKE2b code (an input of about 43 MiB, by heap_for_input()).
+inline constexpr std::uintmax_t kLargeRunMinHeap = std::uintmax_t{256} << 20;
+
 /// What reserve_heap() did.
 struct HeapReserve {
   std::uintmax_t bytes = 0;  ///< address space added to the heap (0: nothing was done)
   bool huge_pages = false;   ///< the reserve was marked for transparent huge pages (`MADV_HUGEPAGE`)
 };
 
-/// Prepares the heap for a run that will allocate up to about `heap_bytes`. Below 256 MiB it
+/// Prepares the heap for a run that will allocate up to about `heap_bytes`. Below 256 MiB
+/// (kLargeRunMinHeap) it
 /// does nothing. Above, on glibc, it grows the heap once by that much (at most 2 GiB minus
 /// 128 MiB, where glibc would trim it; address space only: pages are committed when first
 /// touched) and keeps every later block, large ones included, on the heap (`M_MMAP_MAX` 0,
@@ -102,6 +103,11 @@ enum class HashCode {
 /// portable code hashed at 1.14 GB/s and the AVX2 code at 0.62 GB/s; on another, 0.58 GB/s
 /// and 0.90 GB/s (README, Performance). Hashing a 440 MB plan takes 0.4-0.75 s of either.
 HashCode use_faster_blake2b();
+
+/// Prepares this process for a run that decodes, builds or hashes a plan needing about
+/// `heap_bytes` of heap: reserve_heap(heap_bytes) and, from kLargeRunMinHeap on, also
+/// use_faster_blake2b(). What `plancert verify` and binding to a target call first.
+HeapReserve prepare_large_run(std::uintmax_t heap_bytes);
 
 /// Writes `bytes` to `p` atomically: a temporary file in the same directory, flushed, then
 /// renamed over `p`. A failed or interrupted run leaves no partial file. Throws

@@ -38,8 +38,7 @@ int run_verify(const VerifyOptions& o) {
   bool has_parent = !o.parent.empty();
   try {
     FileBytes bytes = read_file(o.file, max);
-    if (bytes.view().size() >= kLargeInput) use_faster_blake2b();  // hashing it takes a while: with the faster code
-    reserve_heap(heap_for_input(bytes.view().size() * (has_parent ? 2 : 1)));  // a parent is usually about as large
+    prepare_large_run(heap_for_input(bytes.view().size() * (has_parent ? 2 : 1)));  // a parent is usually about as large
     snap = decode_snapshot(bytes.view(), &snap_digest);
     if (has_parent) parent = decode_snapshot(read_file(o.parent, max).view(), &parent_digest);
   } catch (const InputError& e) {
