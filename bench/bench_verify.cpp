@@ -26,8 +26,8 @@
 //   floor_touch/N, floor_touch_huge/N
 //                   a lower bound set by the machine, not by plancert: a fresh process (the
 //                   --measure helper runs `bench_verify --touch-child MIB [huge]`) that prepares
-//                   its heap as `plancert verify` does (cli::reserve_heap; `huge`: with
-//                   PLANCERT_HEAP_PAGES=huge), allocates as much as the end-to-end run of N held
+//                   its heap as `plancert verify` does (cli::reserve_heap with
+//                   PLANCERT_HEAP_PAGES=default, or with `huge` =huge: each page size, unprobed), allocates as much as the end-to-end run of N held
 //                   (its peak RSS minus the mapped file) and touches every 4 KiB page of it once.
 //                   With PLANCERT_BENCH_PAUSE this is what any program pays for that much fresh
 //                   memory, on either page size, after the guest has handed it back to the host.
@@ -340,13 +340,13 @@ void bm_e2e(benchmark::State& state, std::size_t n, std::vector<std::string> cmd
 }
 
 // `--touch-child MIB [huge]`: prepares the heap for MIB MiB as cli::reserve_heap does for
-// plancert's (`huge`: as with PLANCERT_HEAP_PAGES=huge), allocates MIB MiB from it and writes
+// plancert's, on 4 KiB pages (PLANCERT_HEAP_PAGES=default) or huge pages (`huge`: =huge), allocates MIB MiB from it and writes
 // one byte per 4 KiB page.
 int touch_child(const char* mib_text, bool huge) {
   const auto bytes = static_cast<std::size_t>(std::strtoull(mib_text, nullptr, 10)) << 20;
   if (bytes == 0) return 2;
   if (huge) ::setenv("PLANCERT_HEAP_PAGES", "huge", 1);
-  else ::unsetenv("PLANCERT_HEAP_PAGES");
+  else ::setenv("PLANCERT_HEAP_PAGES", "default", 1);  // 4 KiB pages, unprobed
   // Below reserve_heap's threshold plancert reserves nothing either, on either page size; above
   // it, a refused MADV_HUGEPAGE would time 4 KiB pages under the _huge case's name.
   if (const cli::HeapReserve r = cli::reserve_heap(bytes); huge && r.bytes > 0 && !r.huge_pages) {

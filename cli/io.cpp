@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <climits>
 #include <cstdint>
@@ -77,17 +78,34 @@ FileBytes read_file(const std::filesystem::path& p, std::uintmax_t max_bytes) {
   return {static_cast<const char*>(m), static_cast<std::size_t>(size)};
 }
 
+namespace {
+// Median cost, in ms per MiB, of first touches of the 4 KiB pages of [at, at + kSmallPageProbe):
+// one written zero per page (the heap's free top reads as zero either way), timed MiB by MiB.
+double small_page_ms_per_mib(std::uintptr_t at) {
+  constexpr std::size_t kMiB = std::size_t{1} << 20, kSteps = kSmallPageProbe / kMiB;
+  std::array<double, kSteps> ms{};
+  for (std::size_t i = 0; i < kSteps; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (std::size_t o = 0; o < kMiB; o += 4096) *reinterpret_cast<volatile char*>(at + i * kMiB + o) = 0;
+    ms[i] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  std::nth_element(ms.begin(), ms.begin() + kSteps / 2, ms.end());
+  return ms[kSteps / 2];
+}
+}  // namespace
+
 HeapReserve reserve_heap(std::uintmax_t heap_bytes) {
   HeapReserve out;
-  const char* pages = std::getenv("PLANCERT_HEAP_PAGES");
-  if (pages != nullptr && *pages != '\0' && std::string_view(pages) != "huge" && std::string_view(pages) != "default")
-    std::fprintf(stderr, "plancert: PLANCERT_HEAP_PAGES=%.64s ignored (expected huge or default)\n", pages);
+  const char* env = std::getenv("PLANCERT_HEAP_PAGES");
+  const std::string_view pages = env != nullptr ? env : "";
+  if (!pages.empty() && pages != "huge" && pages != "default" && pages != "auto")
+    std::fprintf(stderr, "plancert: PLANCERT_HEAP_PAGES=%.64s ignored (expected auto, huge or default)\n", env);
 #if defined(__GLIBC__) && defined(MADV_HUGEPAGE)
   constexpr std::uintmax_t kMin = std::uintmax_t{64} << 20, kHuge = std::uintmax_t{2} << 20;
   // glibc hands the heap's free top back to the system once it reaches the trim threshold,
   // at most INT32_MAX: the reserve stays below that.
   constexpr std::uintmax_t kMax = INT32_MAX - 2 * kMin;
-  static_assert(kLargeRunMinHeap == 4 * kMin);
+  static_assert(kLargeRunMinHeap == 4 * kMin && kSmallPageProbe < kLargeRunMinHeap / 4);
   if (heap_bytes < kLargeRunMinHeap) return out;
   const auto top = [] { return reinterpret_cast<std::uintptr_t>(::sbrk(0)); };
   ::mallopt(M_MMAP_MAX, 0);  // large blocks (the command array) come from the heap too
@@ -99,8 +117,14 @@ HeapReserve reserve_heap(std::uintmax_t heap_bytes) {
   ::mallopt(M_TOP_PAD, static_cast<int>(kMin));  // later growth, if the estimate was short, in steps of 64 MiB
   const std::uintmax_t first = (from + kHuge - 1) / kHuge * kHuge, end = top();
   out.bytes = end - from;
-  out.huge_pages = pages != nullptr && std::string_view(pages) == "huge" && end > first &&
-                   ::madvise(reinterpret_cast<void*>(first), end - first, MADV_HUGEPAGE) == 0;  // a hint: refusal is harmless
+  if (pages == "huge") {
+    out.huge_pages = end > first && ::madvise(reinterpret_cast<void*>(first), end - first, MADV_HUGEPAGE) == 0;  // a hint: refusal is harmless
+  } else if (pages != "default" && end >= first + 2 * kSmallPageProbe &&  // the reserve's first pages, which the heap uses first
+             ::madvise(reinterpret_cast<void*>(first), kSmallPageProbe, MADV_NOHUGEPAGE) == 0) {
+    out.small_page_ms_per_mib = small_page_ms_per_mib(first);
+    out.huge_pages = out.small_page_ms_per_mib >= kHugePagesPayFrom &&
+                     ::madvise(reinterpret_cast<void*>(first + kSmallPageProbe), end - first - kSmallPageProbe, MADV_HUGEPAGE) == 0;
+  }
 #else
   (void)heap_bytes;
 #endif

@@ -55,34 +55,52 @@ inline constexpr std::uintmax_t kLargeRunHeap = std::uintmax_t{2} << 30;
 /// also picks the faster BLAKE2b code (an input of about 43 MiB, by heap_for_input()).
 inline constexpr std::uintmax_t kLargeRunMinHeap = std::uintmax_t{256} << 20;
 
+/// How much of the reserve reserve_heap() touches on 4 KiB pages to time them (16 MiB: 4,096
+/// page faults, about 10-50 ms, on pages the heap then uses first).
+inline constexpr std::uintmax_t kSmallPageProbe = std::uintmax_t{16} << 20;
+/// First-touch cost of 4 KiB pages, in ms per MiB, from which reserve_heap() puts the rest of the
+/// reserve on transparent huge pages. The project's machines fall in two groups (README,
+/// Performance): 4 KiB pages at 0.5-0.7 ms per MiB, with fresh huge pages at 2.3-2.9 (slower),
+/// or 4 KiB pages at 2.7-3.4 ms per MiB, with fresh huge pages at 0.6-2.0 (faster). 1.5 lies
+/// between the groups.
+inline constexpr double kHugePagesPayFrom = 1.5;
+
 /// What reserve_heap() did.
 struct HeapReserve {
-  std::uintmax_t bytes = 0;  ///< address space added to the heap (0: nothing was done)
-  bool huge_pages = false;   ///< the reserve was marked for transparent huge pages (`MADV_HUGEPAGE`)
+  std::uintmax_t bytes = 0;           ///< address space added to the heap (0: nothing was done)
+  bool huge_pages = false;            ///< the reserve (or all of it after the probe) was marked for transparent huge pages (`MADV_HUGEPAGE`)
+  double small_page_ms_per_mib = 0;   ///< the probe's median first-touch cost of 4 KiB pages, ms per MiB (0: no probe)
 };
 
 /// Prepares the heap for a run that will allocate up to about `heap_bytes`. Below 256 MiB
-/// (kLargeRunMinHeap) it
-/// does nothing. Above, on glibc, it grows the heap once by that much (at most 2 GiB minus
-/// 128 MiB, where glibc would trim it; address space only: pages are committed when first
-/// touched) and keeps every later block, large ones included, on the heap (`M_MMAP_MAX` 0,
-/// no trimming); growth beyond the reserve continues in 64 MiB steps. With the environment
-/// variable `PLANCERT_HEAP_PAGES=huge` it also asks for transparent huge pages on the reserve
-/// (`MADV_HUGEPAGE`); by default (unset, empty or `default`) the kernel's page size stays. Any
-/// other value is ignored with a one-line warning on stderr.
+/// (kLargeRunMinHeap) it does nothing. Above, on glibc, it grows the heap once by that much
+/// (at most 2 GiB minus 128 MiB, where glibc would trim it; address space only: pages are
+/// committed when first touched) and keeps every later block, large ones included, on the heap
+/// (`M_MMAP_MAX` 0, no trimming); growth beyond the reserve continues in 64 MiB steps.
+///
+/// Which page size backs the reserve follows the environment variable `PLANCERT_HEAP_PAGES`:
+/// - `auto` (also when unset or empty): the first 16 MiB of the reserve (kSmallPageProbe) are
+///   touched on 4 KiB pages, MiB by MiB, and the median cost decides: from 1.5 ms per MiB
+///   (kHugePagesPayFrom) the rest of the reserve is marked for transparent huge pages
+///   (`MADV_HUGEPAGE`), below it the kernel's default page size stays;
+/// - `huge`: the whole reserve is marked for huge pages, without a probe;
+/// - `default`: the kernel's default page size stays, without a probe.
+/// Any other value is ignored with a one-line warning on stderr (and acts as unset).
 ///
 /// Why: first touches of fresh memory dominate decoding or building a large plan, and every
 /// allocation taken from the top of the heap, without trimming or a fresh mapping per large
 /// block, touches fresh memory once at most. Which page size backs fresh memory faster depends
 /// on the machine, not on plancert: on bare metal a 2 MiB page takes one fault instead of 512,
-/// but on the project's virtual machines, whose free memory the host reclaims (balloon free
-/// page reporting), it has gone either way. One machine touched 800 MB of fresh huge pages in
-/// 0.5-1.4 s and of 4 KiB pages in 2.3 s; another, 630 MiB in 1.45-1.8 s and 0.34-0.52 s
-/// (README, Performance; `bench_verify`'s `floor_touch` cases measure both). A probe of the
-/// first pages cannot tell: the first few huge pages come from the kernel's per-CPU free
-/// lists, still backed, at a tenth of the price of the rest. Purely a performance measure: if
-/// the heap cannot grow (glibc then falls back to mmap), allocation works exactly as before.
-/// Under AddressSanitizer (its own allocator) it has no effect.
+/// but on the project's virtual machines it has gone either way (README, Performance;
+/// `bench_verify`'s `floor_touch` cases measure both). The probe times 4 KiB pages, not huge
+/// ones: the first tens of MiB of huge pages can come from the kernel's per-CPU free lists,
+/// still backed by the host, at a twentieth of the price of the rest or less (measured: 0.07
+/// against 1.8 ms per MiB), so timing them says nothing about the rest; on the machine where
+/// that was measured, 4 KiB faults showed no such effect (2.8-3.0 ms per MiB back to back as
+/// after a pause), and where they do, they can only look cheaper, which keeps the default. The
+/// probed pages are the ones the heap hands out first, so the probe wastes no memory. Purely a
+/// performance measure: if the heap cannot grow (glibc then falls back to mmap), allocation
+/// works exactly as before. Under AddressSanitizer (its own allocator) it has no effect.
 HeapReserve reserve_heap(std::uintmax_t heap_bytes);
 
 /// Which of libsodium's BLAKE2b codes hashes in this process.

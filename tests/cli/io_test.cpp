@@ -115,13 +115,15 @@ TEST(ReserveHeap, SmallInputsLeaveTheHeapAlone) {
 
 TEST(ReserveHeap, GrowsTheHeapOnceAndKeepsLargeBlocksOnIt) {
   if (!kOwnMalloc) GTEST_SKIP() << "a sanitizer's allocator replaces glibc malloc; reserve_heap does nothing there";
-  ASSERT_EQ(::unsetenv("PLANCERT_HEAP_PAGES"), 0);
+  ASSERT_EQ(::setenv("PLANCERT_HEAP_PAGES", "default", 1), 0);
   const auto before = heap_top();
   const HeapReserve r = reserve_heap(heap_for_input(std::uintmax_t{100} << 20));  // 100 MiB of text: 600 MiB of address space, not touched
+  ASSERT_EQ(::unsetenv("PLANCERT_HEAP_PAGES"), 0);
   const auto after = heap_top();
   ASSERT_GE(after - before, std::uintptr_t{600} << 20);
   EXPECT_EQ(r.bytes, after - before);
-  EXPECT_FALSE(r.huge_pages);  // by default the kernel's page size stays
+  EXPECT_FALSE(r.huge_pages);  // with `default` the kernel's page size stays, unprobed
+  EXPECT_EQ(r.small_page_ms_per_mib, 0.0);
   // A 300 MiB block (glibc would map it on its own) now comes from that heap: it may start in
   // the free space the heap had before, but it ends inside the reserve, below the top.
   constexpr std::size_t n = std::size_t{300} << 20;
@@ -151,7 +153,27 @@ TEST(ReserveHeap, MarksTheReserveForHugePagesOnRequest) {
   }
 }
 
-// A value that is neither `huge` nor `default` is not silently taken for either.
+// Unset (auto), the first 16 MiB of the reserve are timed on 4 KiB pages and the rest goes on
+// huge pages exactly when they cost kHugePagesPayFrom ms per MiB or more.
+TEST(ReserveHeap, AutoTimesSmallPagesAndDecidesByTheThreshold) {
+  if (!kOwnMalloc) GTEST_SKIP() << "a sanitizer's allocator replaces glibc malloc; reserve_heap does nothing there";
+  ASSERT_EQ(::unsetenv("PLANCERT_HEAP_PAGES"), 0);
+  const auto before = heap_top();
+  const HeapReserve r = reserve_heap(heap_for_input(std::uintmax_t{100} << 20));
+  if (r.bytes == 0) GTEST_SKIP() << "an earlier reserve in this process already covers the request";
+  const auto after = heap_top();
+  ASSERT_GT(r.small_page_ms_per_mib, 0.0);  // the probe ran
+  EXPECT_LT(r.small_page_ms_per_mib, 1000.0);
+  if (!std::filesystem::exists("/sys/kernel/mm/transparent_hugepage")) return;
+  EXPECT_EQ(r.huge_pages, r.small_page_ms_per_mib >= kHugePagesPayFrom) << r.small_page_ms_per_mib;
+  const std::uintptr_t first = (before + (std::uintptr_t{2} << 20) - 1) & ~((std::uintptr_t{2} << 20) - 1);
+  const std::string probed = vm_flags_at(first + (std::uintptr_t{8} << 20)), rest = vm_flags_at(after - (std::uintptr_t{100} << 20));
+  ASSERT_FALSE(probed.empty() || rest.empty()) << "no mapping in /proc/self/smaps holds the reserve";
+  EXPECT_NE(probed.find(" nh"), std::string::npos) << probed;  // the probe's pages are 4 KiB pages whatever the system default
+  EXPECT_EQ(rest.find(" hg") != std::string::npos, r.huge_pages) << rest;
+}
+
+// A value that is none of `auto`, `huge` and `default` is not silently taken for one.
 TEST(ReserveHeap, WarnsAboutAnUnknownPageSetting) {
   const auto warning = [](const char* value) {
     EXPECT_EQ(::setenv("PLANCERT_HEAP_PAGES", value, 1), 0);
@@ -160,8 +182,9 @@ TEST(ReserveHeap, WarnsAboutAnUnknownPageSetting) {
     EXPECT_EQ(::unsetenv("PLANCERT_HEAP_PAGES"), 0);
     return testing::internal::GetCapturedStderr();
   };
-  EXPECT_EQ(warning("2M"), "plancert: PLANCERT_HEAP_PAGES=2M ignored (expected huge or default)\n");
+  EXPECT_EQ(warning("2M"), "plancert: PLANCERT_HEAP_PAGES=2M ignored (expected auto, huge or default)\n");
   EXPECT_EQ(warning("default"), "");
+  EXPECT_EQ(warning("auto"), "");
   EXPECT_EQ(warning("huge"), "");
   EXPECT_EQ(warning(""), "");
 }
