@@ -153,7 +153,7 @@ void decode(json::Reader& r, std::vector<T>& v) {
   }
   for (const std::size_t from = r.offset(); r.next_element();) {
     decode(r, v.emplace_back());
-    if (Reflected<T> && v.size() == 1) v.reserve(r.reserve_hint(from, sizeof(T)));  // a long array of structs: reserve once
+    if (Reflected<T> && v.size() == 4096) v.reserve(r.reserve_hint(from, v.size(), sizeof(T)));  // a long array of structs: reserve once
   }
 }
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).

@@ -103,12 +103,15 @@ class Reader {
   /// Byte offset of the cursor.
   [[nodiscard]] std::size_t offset() const { return pos_; }
   /// Capacity to reserve for an array whose text from offset `from` to the end of the input
-  /// would hold elements as long as its first, of `bytes` each: that estimate for long arrays
-  /// while all estimates stay within 4 bytes per input byte (untouched capacity costs address
-  /// space, not memory), else 0. Saves the copies and page faults of growing a large array.
-  std::size_t reserve_hint(std::size_t from, std::size_t bytes) {
-    const std::size_t n = (s_.size() - from) / std::max<std::size_t>(pos_ - from, 1);
-    return n < 4096 || n > reserve_budget_ / bytes ? 0 : (reserve_budget_ -= n * bytes, n);
+  /// would hold elements as long as its first `count` (read up to the cursor), of `bytes` each:
+  /// that estimate while all estimates stay within 4 bytes per input byte (untouched capacity
+  /// costs address space, not memory), else 0. Saves the copies and page faults of growing a
+  /// large array; the codec asks once an array of structs has 4,096 elements, not at its
+  /// first, because the estimate runs to the end of the input: a short array near the start would
+  /// reserve for the whole file, and on huge pages every such reservation costs a 2 MiB page.
+  std::size_t reserve_hint(std::size_t from, std::size_t count, std::size_t bytes) {
+    const std::size_t n = (s_.size() - from) * count / std::max<std::size_t>(pos_ - from, 1);
+    return n <= count || n > reserve_budget_ / bytes ? 0 : (reserve_budget_ -= n * bytes, n);
   }
   /// Throws an InputError with `code` at the current pointer. A SCHEMA-* error is thrown only
   /// once the whole input is known to be lexically valid JSON: otherwise the first lexical error

@@ -309,34 +309,41 @@ TEST(Json, PayloadDecodedInPlaceOrAfterItsExtentAlike) {
   EXPECT_EQ(code_of(canon.substr(0, at) + ",\"schema\":\"ConcretePlanIR\",\"version\":\"1.0.0\"}").substr(0, 10), "SCHEMA-4 /");
 }
 
-// A long array of structs is reserved once, sized from its first element's length; all such
-// reservations of one reader stay within 4 bytes of capacity per input byte.
+// A long array of structs is reserved once, when it reaches 4,096 elements, sized from their
+// length; all such reservations of one reader stay within 4 bytes of capacity per input byte.
+// A short array is never reserved, even when a long text follows it.
 TEST(Json, LongArraysAreReservedOnceWithinTheBudget) {
   auto tokens = [](int n) {
     std::string a = "[";
     for (int i = 0; i < n; ++i) a += std::string(i ? "," : "") + "{\"id\":\"\"}";
     return a + "]";
   };
+  constexpr std::size_t kFirst = 4096 * 10 - 1;  // the first 4,096 elements: "{"id":""}" is 9 bytes, each after the first with its comma
   const std::string one = tokens(6000);
   std::vector<Token> v;
   json::Reader r(one);
   codec::decode(r, v);
   EXPECT_EQ(v.size(), 6000u);
-  EXPECT_EQ(v.capacity(), (one.size() - 1) / 9);  // "{"id":""}" is 9 bytes: no growth, no copy
-  // the first array takes 32 bytes per 9 input bytes (3.6 per byte): too little budget is left for the second
+  EXPECT_EQ(v.capacity(), (one.size() - 1) * 4096 / kFirst);  // 6,000: one growth from 4,096, no doubling to 8,192
+  EXPECT_EQ(v.capacity(), 6000u);
+  // the first array takes 32 bytes per 9 input bytes: too little budget is left for the second
   const std::string two = "[" + tokens(6000) + "," + tokens(5000) + "]";
   std::vector<std::vector<Token>> w;
   json::Reader r2(two);
   codec::decode(r2, w);
   ASSERT_EQ(w.size(), 2u);
-  EXPECT_EQ(w[0].capacity(), (two.size() - 2) / 9);
+  EXPECT_EQ(w[0].capacity(), (two.size() - 2) * 4096 / kFirst);  // the estimate runs to the end of the input
   EXPECT_LE(w[0].capacity() * sizeof(Token), 4 * two.size());
   EXPECT_EQ(w[1].capacity(), 8192u);  // grown by doubling, not reserved
-  std::vector<Token> few;
-  const std::string short_one = tokens(100);
-  json::Reader r3(short_one);
-  codec::decode(r3, few);
-  EXPECT_LT(few.capacity(), 4096u);  // short arrays are not reserved
+  // a short array at the start of a long input: before, its first element's length made it
+  // reserve for the whole input (on huge pages, a 2 MiB page touched for each such array)
+  const std::string short_first = "[" + tokens(100) + "," + tokens(6000) + "]";
+  json::Reader r3(short_first);
+  codec::decode(r3, w);
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_EQ(w[0].size(), 100u);
+  EXPECT_LT(w[0].capacity(), 4096u);
+  EXPECT_EQ(w[1].capacity(), 6000u);
 }
 
 TEST(Json, DeepNestingIsRejectedWithoutRecursion) {
