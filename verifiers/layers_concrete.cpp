@@ -134,18 +134,18 @@ Flow families(check::Ctx& c, const ConcretePlanIR& p) {
   Flow f;
   auto& signaler = f.signaller;
   signaler.assign(p.tokens.size(), -1);
-  for (std::size_t v = 0; v < n; ++v)
+  for (std::size_t v = 0; v < n; ++v) {  // one pass: a token's first signaller is final once set
     for (std::size_t k = 0; k < p.commands[v].signals.size(); ++k) {
       auto t = static_cast<std::size_t>(p.commands[v].signals[k]);
       if (signaler[t] >= 0) c.err("TOKEN-1", at("commands", v, "signals", static_cast<std::int64_t>(k)), "token \"" + p.tokens[t].id + "\" is signalled by more than one command");
       else signaler[t] = static_cast<std::int64_t>(v);
     }
-  for (std::size_t t = 0; t < p.tokens.size(); ++t)
-    if (signaler[t] < 0) c.err("TOKEN-1", at("tokens", t), "token \"" + p.tokens[t].id + "\" is never signalled");
-  for (std::size_t v = 0; v < n; ++v)
     for (std::size_t k = 0; k < p.commands[v].waits.size(); ++k)
       if (signaler[static_cast<std::size_t>(p.commands[v].waits[k])] == static_cast<std::int64_t>(v))
         c.err("TOKEN-2", at("commands", v, "waits", static_cast<std::int64_t>(k)), "a command waits for a token it signals itself");
+  }
+  for (std::size_t t = 0; t < p.tokens.size(); ++t)
+    if (signaler[t] < 0) c.err("TOKEN-1", at("tokens", t), "token \"" + p.tokens[t].id + "\" is never signalled");
 
   bool queue_target = p.target == TargetKind::queue;
   if (queue_target ? (!p.queue || p.slot) : (!p.slot || p.queue)) {
