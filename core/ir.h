@@ -26,8 +26,8 @@ namespace plancert {
 using codec::field, codec::Attrs;  // Attrs: annotations (core/codec.h)
 /// An index into an array of the same snapshot.
 using Index = std::int64_t;
-/// A list of indices.
-using Indices = std::vector<Index>;
+/// A list of indices (a List: 16 bytes, five in every command).
+using Indices = codec::List<Index>;
 
 /// How an entity came to be.
 enum class LineageKind { derived, introduced };
@@ -70,7 +70,7 @@ enum class MemoryCategory { activations, activations_peak, capacity, kv_cache, o
 struct Lineage {
   LineageKind kind = LineageKind::introduced;  ///< derived from sources, or introduced by the rule
   std::string rule;                            ///< declared rule name
-  std::vector<std::string> sources;            ///< ids of parent-snapshot entities
+  codec::List<std::string> sources;            ///< ids of parent-snapshot entities
   /// Reflected fields.
   static constexpr auto fields() { return std::tuple{field("kind", &Lineage::kind), field("rule", &Lineage::rule), field("sources", &Lineage::sources)}; }
 };

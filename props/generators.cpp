@@ -59,7 +59,7 @@ rc::Gen<Knobs> knobs(int lo, int hi) {
 // ---- small helpers -------------------------------------------------------------------------
 
 Lineage introduced(std::string rule) { return Lineage{LineageKind::introduced, std::move(rule), {}}; }
-Lineage derived(std::string rule, std::vector<std::string> sources) { return Lineage{LineageKind::derived, std::move(rule), std::move(sources)}; }
+Lineage derived(std::string rule, codec::List<std::string> sources) { return Lineage{LineageKind::derived, std::move(rule), std::move(sources)}; }
 
 Expr sym(std::string_view n) { return Expr::symbol(n); }
 
@@ -447,7 +447,7 @@ Snapshot<DistributedTaskIR> build_distributed(const Snapshot<ModelIR>& parent, c
       o.id = "t:optimizer";
       o.kind = TaskKind::compute;
       o.phase = Phase::optimizer;
-      std::vector<std::string> sources{m.values.front().id};  // from a value, not one operation
+      codec::List<std::string> sources{m.values.front().id};  // from a value, not one operation
       for (const auto& v : m.values)
         if (v.role == ValueRole::weight && v.id != sources.front()) sources.push_back(v.id);
       o.lineage = derived("dist.optimizer", sources);

@@ -30,14 +30,14 @@ struct Pick {
     z ^= z >> 31;
     return n ? static_cast<std::size_t>(z % n) : 0;
   }
-  template <class T>
-  const T& from(const std::vector<T>& v) { return v[(*this)(v.size())]; }
+  template <codec::Vector V>
+  const typename V::value_type& from(const V& v) { return v[(*this)(v.size())]; }
   /// Inserts `x` at a random position of `v` (the end included).
-  template <class T>
-  void insert(std::vector<T>& v, std::type_identity_t<T> x) { v.insert(v.begin() + static_cast<std::ptrdiff_t>((*this)(v.size() + 1)), std::move(x)); }
+  template <codec::Vector V>
+  void insert(V& v, typename V::value_type x) { v.insert(v.begin() + static_cast<std::ptrdiff_t>((*this)(v.size() + 1)), std::move(x)); }
   /// Erases a random element of the non-empty `v`.
-  template <class T>
-  void erase_one(std::vector<T>& v) { v.erase(v.begin() + static_cast<std::ptrdiff_t>((*this)(v.size()))); }
+  template <codec::Vector V>
+  void erase_one(V& v) { v.erase(v.begin() + static_cast<std::ptrdiff_t>((*this)(v.size()))); }
 };
 
 template <class P>
@@ -96,8 +96,8 @@ MutateFn bytes(F f) {
   };
 }
 
-template <class T>
-bool contains(const std::vector<T>& v, const T& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+template <codec::Vector V>
+bool contains(const V& v, const typename V::value_type& x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
 void insert_sorted(Indices& v, Index x) { v.insert(std::upper_bound(v.begin(), v.end(), x), x); }
 
@@ -1427,7 +1427,7 @@ void distributed_ops(Catalog& c) {
     for (auto& t : p.tasks)
       if (read_by_coll4(t) && contains(t.lineage.sources, w)) {
         if (t.lineage.sources.size() == 1) return false;  // a derived task needs a source
-        std::erase(t.lineage.sources, w);
+        t.lineage.sources.erase(std::remove(t.lineage.sources.begin(), t.lineage.sources.end(), w), t.lineage.sources.end());
       }
     return true;
   });

@@ -227,9 +227,9 @@ template <class T>
 void diff(std::string_view name, const T& want, const T& got, std::string& where) {
   if (!where.empty() || codec::to_canonical(want) == codec::to_canonical(got)) return;
   std::size_t i = 0;
-  if constexpr (codec::is_vector<T>::value)
+  if constexpr (codec::Vector<T>)
     while (i < want.size() && i < got.size() && codec::to_canonical(want[i]) == codec::to_canonical(got[i])) ++i;
-  where = std::string(name) + (codec::is_vector<T>::value ? "/" + std::to_string(i) : "");
+  where = std::string(name) + (codec::Vector<T> ? "/" + std::to_string(i) : "");
 }
 
 // REFBIND-1 and ALIGN-3: re-derives the reference normal form (BindReferenceQueueTargetPass,

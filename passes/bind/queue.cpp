@@ -276,7 +276,7 @@ ConcretePlanIR bind_queue(const PortablePlanIR& p, const TargetProfile& t, const
   }
   // Tokens: the earlier command of a cross-queue ordering signals one token; the later waits.
   std::vector<std::int64_t> token_of(n, -1);
-  std::vector<std::vector<Index>> waits(n);
+  std::vector<Indices> waits(n);
   auto order_before = [&](std::size_t a, std::size_t b) {  // a is issued before b
     if (a == b || queue_of[a] == queue_of[b]) return;
     if (token_of[a] < 0) {

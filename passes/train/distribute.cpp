@@ -365,7 +365,7 @@ class Distributor {
   void data_parallel(std::int64_t st) {
     // The stage's parameters per rank (sharded ones over t).
     Expr params, summed_params;
-    std::vector<std::string> weights, summed;
+    codec::List<std::string> weights, summed;
     std::set<Index> seen;
     for (const auto& o : ops_) {
       if (o.stage != st) continue;

@@ -22,7 +22,7 @@ namespace plancert {
 namespace {
 
 Lineage introduced() { return Lineage{LineageKind::introduced, "model.define", {}}; }
-Lineage derived(std::string rule, std::vector<std::string> sources) { return Lineage{LineageKind::derived, std::move(rule), std::move(sources)}; }
+Lineage derived(std::string rule, codec::List<std::string> sources) { return Lineage{LineageKind::derived, std::move(rule), std::move(sources)}; }
 
 Snapshot<ModelIR> golden_model() {
   const Expr B = Expr::symbol("B"), S = Expr::symbol("S");

@@ -119,7 +119,7 @@ TEST(Findings, ReplicatedKvHeadsAreHeldWholeOnEveryRank) {
   EXPECT_EQ(fwd->work.matrix_ops, Expr(2 * B * s * h * 2 * d));  // one KV head per rank
   // Without sequence parallelism only the KV projection's gradient is summed over tp.
   ASSERT_NE(sum, nullptr);
-  EXPECT_EQ(sum->lineage.sources, (std::vector<std::string>{"L0.kv.w", "L0.kv.b"}));
+  EXPECT_EQ(sum->lineage.sources, (codec::List<std::string>{"L0.kv.w", "L0.kv.b"}));
   EXPECT_EQ(sum->collective->message_bytes, Expr((h + 1) * 2 * kv * d * 4));
 }
 
@@ -135,7 +135,7 @@ TEST(Findings, ReplicatedKvHeadsUpdateWithoutTheTpSumIsRefusedByColl6) {
   for (auto& x : d.tasks)
     if (x.phase == Phase::optimizer) {
       const auto n = x.dependencies.size();
-      std::erase_if(x.dependencies, [&](Index u) { return d.tasks[static_cast<std::size_t>(u)].id == "tp.all_reduce.gradients:s0"; });
+      x.dependencies.erase(std::remove_if(x.dependencies.begin(), x.dependencies.end(), [&](Index u) { return d.tasks[static_cast<std::size_t>(u)].id == "tp.all_reduce.gradients:s0"; }), x.dependencies.end());
       dropped = dropped || x.dependencies.size() != n;
     }
   ASSERT_TRUE(dropped);
