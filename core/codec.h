@@ -30,8 +30,15 @@ namespace plancert::codec {
 
 /// A vector whose size and capacity are 32-bit: 16 bytes where std::vector takes 24. The lists
 /// every entity holds (index lists, lineage sources, annotations) are Lists: a 1M-command plan
-/// is 40 MB smaller for its five index lists a command. Decoding refuses a longer array
-/// (SCHEMA-5); no input that size could be read anyway.
+/// is 40 MB smaller for its five index lists a command. At most 2^32 - 1 elements: decoding
+/// refuses a longer array (SCHEMA-5).
+///
+/// One difference from std::vector matters to code that edits IR: the value handed to
+/// `insert`, `emplace`, `push_back` or `emplace_back` must not be a reference into the same
+/// List. boost::container::vector does not copy it first, so `v.insert(v.begin(), v[1])` with
+/// spare capacity inserts the shifted element, and `v.push_back(v[0])` of a List of strings
+/// at capacity appends a moved-from (empty) string. Pass a copy: `v.push_back(Index{v[0]})`.
+/// (tests/unit/core_test.cpp, List.*, pins the first, so a Boost that changes it is noticed.)
 template <class T>
 using List = boost::container::vector<T, void, boost::container::vector_options_t<boost::container::stored_size<std::uint32_t>>>;
 

@@ -832,7 +832,7 @@ void model_ops(Catalog& c) {
   c.edit<P>("output_listed_twice", "REF-2", [](P& p, Pick& pk, const AnySnapshot*) {
     auto& op = p.operations[pk(p.operations.size())];
     if (op.outputs.empty()) return false;
-    op.outputs.push_back(op.outputs[pk(op.outputs.size())]);
+    op.outputs.push_back(Index{op.outputs[pk(op.outputs.size())]});  // a copy: not a reference into the List (core/codec.h)
     return true;
   });
   // FLOW-1: an operation defines a graph input (input/weight/constant/state value).
