@@ -152,7 +152,7 @@ void decode(json::Reader& r, E& v) {
   r.fail("SCHEMA-6", "unknown value \"" + std::string(s.substr(0, 64)) + "\" (expected one of: " + expected + ")");
 }
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
-template <Vector V, class T = typename V::value_type> void decode(json::Reader& r, V& v);
+template <Vector V> void decode(json::Reader& r, V& v);
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 template <class T> void decode(json::Reader& r, std::optional<T>& v);
 void decode(json::Reader& r, Attrs& v);
@@ -160,13 +160,13 @@ void decode(json::Reader& r, Attrs& v);
 template <Reflected T> void decode(json::Reader& r, T& v);
 
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
-template <Vector V, class T>
+template <Vector V>
 void decode(json::Reader& r, V& v) {
   if (r.peek() != json::Kind::Array) r.fail("SCHEMA-5", "expected an array");
   v.clear();
   r.begin_array();
-  if constexpr (std::is_arithmetic_v<T>) {  // into reused scratch, then one allocation of the exact size, not 1, 2, 4, ...
-    thread_local std::vector<T> scratch;    // (an element decodes no array: no reentry)
+  if constexpr (std::is_arithmetic_v<typename V::value_type>) {  // into reused scratch, then one allocation of the exact size, not 1, 2, 4, ...
+    thread_local std::vector<typename V::value_type> scratch;    // (an element decodes no array: no reentry)
     for (scratch.clear(); r.next_element();) decode(r, scratch.emplace_back());
     if (scratch.size() > v.max_size()) r.fail("SCHEMA-5", "array too long");
     return v.assign(scratch.begin(), scratch.end());
@@ -174,7 +174,7 @@ void decode(json::Reader& r, V& v) {
   for (const std::size_t from = r.offset(); r.next_element();) {
     if (v.size() == v.max_size()) r.fail("SCHEMA-5", "array too long");
     decode(r, v.emplace_back());
-    if (Reflected<T> && v.size() == 4096) v.reserve(r.reserve_hint(from, v.size(), sizeof(T)));  // a long array of structs: reserve once
+    if (Reflected<typename V::value_type> && v.size() == 4096) v.reserve(r.reserve_hint(from, v.size(), sizeof(typename V::value_type)));  // a long array of structs: reserve once
   }
 }
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).

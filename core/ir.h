@@ -438,10 +438,10 @@ struct ConcreteBuffer {
   }
 };
 
-/// A command of the authoritative plan. Members are declared in the order the verifiers' passes
-/// read them, the index lists first, so a pass touches fewer cache lines of each command; the
-/// JSON order is fields()'s.
+/// A command of the authoritative plan.
 struct Command {
+  // Members are declared in the order the verifiers' passes read them, the index lists first, so
+  // a pass touches fewer cache lines of each command; the JSON order is fields()'s.
   Indices dependencies;        ///< commands that must complete first
   Indices waits;               ///< tokens waited for before start
   Indices reads;               ///< buffers read

@@ -427,7 +427,8 @@ COMMON_DEFS = {
     "Int64": {"description": "JSON integer in the signed 64-bit range (SCHEMA-8).", "type": "integer", "minimum": INT64_MIN, "maximum": INT64_MAX},
     "Index": {"description": "Index into an array of the same snapshot (REF-1), a JSON integer in the signed 64-bit range.", "type": "integer", "minimum": INT64_MIN, "maximum": INT64_MAX},
     "Indices": {"description": "A list of indices.", "type": "array", "items": _ref("Index"), "maxItems": UINT32_MAX},
-    "Attrs": {"description": "Free-form string annotations; each layer reserves some names (ATTR-1).", "type": "object", "additionalProperties": {"type": "string"}},
+    "Attrs": {"description": "Free-form string annotations; each layer reserves some names (ATTR-1).", "type": "object", "additionalProperties": {"type": "string"},
+              "maxProperties": UINT32_MAX},
 }
 LEAF_TYPES = {"Index", "Indices", "Attrs", "Int", "Rat", "Expr"}
 
@@ -523,7 +524,7 @@ def strip_annotations(s):
 
 SUPPORTED_KEYWORDS = {"$schema", "$id", "$defs", "$ref", "$comment", "title", "description", "examples", "type", "properties", "required",
                       "additionalProperties", "items", "enum", "const", "pattern", "minLength", "maxLength", "minItems", "maxItems",
-                      "minimum", "maximum", "anyOf"}
+                      "maxProperties", "minimum", "maximum", "anyOf"}
 TYPE_NAMES = {"object", "array", "string", "integer", "number", "boolean", "null"}
 
 
@@ -654,6 +655,8 @@ def validate(inst, schema, root, path="", limit=20) -> list[str]:
                 for i, v in enumerate(x):
                     go(v, s["items"], _ptr(p, i))
         if isinstance(x, dict):
+            if "maxProperties" in s and len(x) > s["maxProperties"]:
+                errs.append(f"{p or '/'}: more than {s['maxProperties']} properties")
             props = s.get("properties", {})
             for r in s.get("required", []):
                 if r not in x:
