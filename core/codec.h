@@ -62,6 +62,25 @@ struct Field {
 template <class C, class M>
 constexpr Field<C, M> field(std::string_view name, M C::*ptr) { return {name, ptr}; }
 
+/// Declares `static constexpr auto fields()` of struct `C`: one Field per listed member, its
+/// JSON key the member's name. List them in sorted key order (checked where fields() is used).
+/// A member whose key differs from its name (a C++ keyword) needs a hand-written fields().
+#define PLANCERT_FIELDS(C, ...) \
+  static constexpr auto fields() { return std::tuple{PLANCERT_FIELDS_X3(PLANCERT_FIELDS_X3(PLANCERT_FIELDS_X3(PLANCERT_FIELDS_X3(PLANCERT_FIELDS_EACH(C, __VA_ARGS__)))))}; }
+/// Rescans its argument at least 16 times. PLANCERT_FIELDS nests it 4 deep: 64 rescans, each
+/// expanding one more member (a struct with more members fails to compile).
+#define PLANCERT_FIELDS_X3(...) PLANCERT_FIELDS_X2(PLANCERT_FIELDS_X2(PLANCERT_FIELDS_X2(PLANCERT_FIELDS_X2(__VA_ARGS__))))
+/// Rescans its argument at least 4 times.
+#define PLANCERT_FIELDS_X2(...) PLANCERT_FIELDS_X1(PLANCERT_FIELDS_X1(PLANCERT_FIELDS_X1(PLANCERT_FIELDS_X1(__VA_ARGS__))))
+/// Rescans its argument at least once.
+#define PLANCERT_FIELDS_X1(...) __VA_ARGS__
+/// The Field of member `m` of `C`, then (on the next rescan) those of the remaining members.
+#define PLANCERT_FIELDS_EACH(C, m, ...) ::plancert::codec::field(#m, &C::m) __VA_OPT__(, PLANCERT_FIELDS_AGAIN PLANCERT_FIELDS_PARENS(C, __VA_ARGS__))
+/// `()`, kept apart from PLANCERT_FIELDS_AGAIN so that the recursion waits for the next rescan.
+#define PLANCERT_FIELDS_PARENS ()
+/// Names PLANCERT_FIELDS_EACH once rescanned (a macro cannot expand itself directly).
+#define PLANCERT_FIELDS_AGAIN() PLANCERT_FIELDS_EACH
+
 /// Names of an enum's values in declaration order; specialise with PLANCERT_ENUM_NAMES.
 template <class E>
 struct EnumNames;

@@ -72,7 +72,7 @@ struct Lineage {
   std::string rule;                            ///< declared rule name
   codec::List<std::string> sources;            ///< ids of parent-snapshot entities
   /// Reflected fields.
-  static constexpr auto fields() { return std::tuple{field("kind", &Lineage::kind), field("rule", &Lineage::rule), field("sources", &Lineage::sources)}; }
+  PLANCERT_FIELDS(Lineage, kind, rule, sources)
 };
 
 /// Exact workload facts of one operation or task.
@@ -85,12 +85,7 @@ struct Work {
   Expr vector_ops;        ///< vector-engine operations
   Expr write_bytes;       ///< bytes written to memory
   /// Reflected fields.
-  static constexpr auto fields() {
-    return std::tuple{field("matrix_ops", &Work::matrix_ops), field("message_bytes", &Work::message_bytes),
-                      field("persistent_bytes", &Work::persistent_bytes), field("read_bytes", &Work::read_bytes),
-                      field("temporary_bytes", &Work::temporary_bytes), field("vector_ops", &Work::vector_ops),
-                      field("write_bytes", &Work::write_bytes)};
-  }
+  PLANCERT_FIELDS(Work, matrix_ops, message_bytes, persistent_bytes, read_bytes, temporary_bytes, vector_ops, write_bytes)
 };
 
 /// A symbolic dimension with its facts.
@@ -102,10 +97,7 @@ struct Symbol {
   Int min = 1;                             ///< inclusive lower bound (>= 1 means positive)
   std::string name;                        ///< the symbol as it appears in expressions
   /// Reflected fields.
-  static constexpr auto fields() {
-    return std::tuple{field("axis", &Symbol::axis), field("divisible_by", &Symbol::divisible_by), field("integer", &Symbol::integer),
-                      field("max", &Symbol::max), field("min", &Symbol::min), field("name", &Symbol::name)};
-  }
+  PLANCERT_FIELDS(Symbol, axis, divisible_by, integer, max, min, name)
 };
 
 // ---- ModelIR ---------------------------------------------------------------------------
@@ -118,10 +110,7 @@ struct ModelValue {
   ValueRole role = ValueRole::activation;  ///< semantic role
   std::vector<Expr> shape;  ///< dimensions (concrete or symbolic)
   /// Reflected fields.
-  static constexpr auto fields() {
-    return std::tuple{field("dtype", &ModelValue::dtype), field("id", &ModelValue::id), field("lineage", &ModelValue::lineage),
-                      field("role", &ModelValue::role), field("shape", &ModelValue::shape)};
-  }
+  PLANCERT_FIELDS(ModelValue, dtype, id, lineage, role, shape)
 };
 
 /// A read or write effect on a state value.
@@ -129,7 +118,7 @@ struct Effect {
   EffectKind kind = EffectKind::read;  ///< read or write
   Index value = 0;                     ///< index into values
   /// Reflected fields.
-  static constexpr auto fields() { return std::tuple{field("kind", &Effect::kind), field("value", &Effect::value)}; }
+  PLANCERT_FIELDS(Effect, kind, value)
 };
 
 /// An operation of the model (in definition order).
@@ -143,11 +132,7 @@ struct Operation {
   Indices outputs;              ///< value indices defined
   Work work;                    ///< exact unsharded work
   /// Reflected fields.
-  static constexpr auto fields() {
-    return std::tuple{field("attrs", &Operation::attrs), field("effects", &Operation::effects), field("id", &Operation::id),
-                      field("inputs", &Operation::inputs), field("kind", &Operation::kind), field("lineage", &Operation::lineage),
-                      field("outputs", &Operation::outputs), field("work", &Operation::work)};
-  }
+  PLANCERT_FIELDS(Operation, attrs, effects, id, inputs, kind, lineage, outputs, work)
 };
 
 /// Payload of a ModelIR snapshot.
@@ -159,10 +144,7 @@ struct ModelIR {
   std::vector<Symbol> symbols;        ///< symbolic dimensions
   std::vector<ModelValue> values;     ///< values
   /// Reflected fields.
-  static constexpr auto fields() {
-    return std::tuple{field("name", &ModelIR::name), field("operations", &ModelIR::operations), field("rules", &ModelIR::rules),
-                      field("symbols", &ModelIR::symbols), field("values", &ModelIR::values)};
-  }
+  PLANCERT_FIELDS(ModelIR, name, operations, rules, symbols, values)
 };
 
 // ---- DistributedTaskIR -----------------------------------------------------------------
@@ -172,14 +154,14 @@ struct MeshAxis {
   std::string name;   ///< "tp", "pp" or "dp"
   std::int64_t size = 1;  ///< degree
   /// Reflected fields.
-  static constexpr auto fields() { return std::tuple{field("name", &MeshAxis::name), field("size", &MeshAxis::size)}; }
+  PLANCERT_FIELDS(MeshAxis, name, size)
 };
 
 /// The logical device mesh; ranks are 0 .. product(sizes) - 1.
 struct Mesh {
   std::vector<MeshAxis> axes;  ///< axes, outermost first
   /// Reflected fields.
-  static constexpr auto fields() { return std::tuple{field("axes", &Mesh::axes)}; }
+  PLANCERT_FIELDS(Mesh, axes)
 };
 
 /// A collective operation over a group of ranks.
@@ -190,10 +172,7 @@ struct Collective {
   Reduction reduction = Reduction::none;  ///< reduction operator
   std::string axis;           ///< mesh axis whose groups run it independently ("" = one group)
   /// Reflected fields.
-  static constexpr auto fields() {
-    return std::tuple{field("axis", &Collective::axis), field("group", &Collective::group), field("kind", &Collective::kind),
-                      field("message_bytes", &Collective::message_bytes), field("reduction", &Collective::reduction)};
-  }
+  PLANCERT_FIELDS(Collective, axis, group, kind, message_bytes, reduction)
 };
 
 /// A read or write effect of a task on a state value of the ModelIR (EFFECT).
@@ -201,7 +180,7 @@ struct TaskEffect {
   EffectKind kind = EffectKind::read;  ///< read or write
   std::string value;                   ///< ModelIR value id of the state
   /// Reflected fields.
-  static constexpr auto fields() { return std::tuple{field("kind", &TaskEffect::kind), field("value", &TaskEffect::value)}; }
+  PLANCERT_FIELDS(TaskEffect, kind, value)
 };
 
 /// A logical task run by a set of ranks.
@@ -221,13 +200,7 @@ struct DistTask {
   std::string value;                      ///< ModelIR value a collective / transfer moves ("" = none)
   std::vector<TaskEffect> effects;        ///< state effects, those of the model operation it derives from
   /// Reflected fields.
-  static constexpr auto fields() {
-    return std::tuple{field("attrs", &DistTask::attrs), field("collective", &DistTask::collective), field("dependencies", &DistTask::dependencies),
-                      field("effects", &DistTask::effects), field("id", &DistTask::id), field("kind", &DistTask::kind), field("lineage", &DistTask::lineage),
-                      field("peer", &DistTask::peer), field("phase", &DistTask::phase), field("ranks", &DistTask::ranks),
-                      field("repeat", &DistTask::repeat), field("replication", &DistTask::replication), field("value", &DistTask::value),
-                      field("work", &DistTask::work)};
-  }
+  PLANCERT_FIELDS(DistTask, attrs, collective, dependencies, effects, id, kind, lineage, peer, phase, ranks, repeat, replication, value, work)
 };
 
 /// How one ModelIR value is split over a pipeline stage's ranks.
@@ -238,9 +211,7 @@ struct Shard {
   std::int64_t stage = 0;  ///< owning pipeline stage
   std::string value;       ///< ModelIR value id
   /// Reflected fields.
-  static constexpr auto fields() {
-    return std::tuple{field("axis", &Shard::axis), field("dim", &Shard::dim), field("pieces", &Shard::pieces), field("stage", &Shard::stage), field("value", &Shard::value)};
-  }
+  PLANCERT_FIELDS(Shard, axis, dim, pieces, stage, value)
 };
 
 /// One step of a pipeline stage's schedule: the forward or backward pass of one model chunk
@@ -250,7 +221,7 @@ struct Step {
   StepKind kind = StepKind::forward;  ///< forward or backward
   std::int64_t microbatch = 0;  ///< microbatch
   /// Reflected fields.
-  static constexpr auto fields() { return std::tuple{field("chunk", &Step::chunk), field("kind", &Step::kind), field("microbatch", &Step::microbatch)}; }
+  PLANCERT_FIELDS(Step, chunk, kind, microbatch)
 };
 
 /// The execution order of one pipeline stage.
@@ -259,7 +230,7 @@ struct StageSchedule {
   std::int64_t stage = 0;    ///< pipeline stage
   std::vector<Step> steps;   ///< steps in issue order
   /// Reflected fields.
-  static constexpr auto fields() { return std::tuple{field("chunks", &StageSchedule::chunks), field("stage", &StageSchedule::stage), field("steps", &StageSchedule::steps)}; }
+  PLANCERT_FIELDS(StageSchedule, chunks, stage, steps)
 };
 
 /// Workload dimensions of one inference phase (KV, WS): b sequences, q query tokens each
@@ -275,11 +246,7 @@ struct InferenceShape {
   Expr kv_heads;      ///< k: key/value heads (a constant)
   Expr query;         ///< q
   /// Reflected fields.
-  static constexpr auto fields() {
-    return std::tuple{field("batch", &InferenceShape::batch), field("context", &InferenceShape::context), field("dtype", &InferenceShape::dtype),
-                      field("ffn", &InferenceShape::ffn), field("head_dim", &InferenceShape::head_dim), field("heads", &InferenceShape::heads),
-                      field("hidden", &InferenceShape::hidden), field("kv_heads", &InferenceShape::kv_heads), field("query", &InferenceShape::query)};
-  }
+  PLANCERT_FIELDS(InferenceShape, batch, context, dtype, ffn, head_dim, heads, hidden, kv_heads, query)
 };
 
 /// Payload of a DistributedTaskIR snapshot.
@@ -294,12 +261,7 @@ struct DistributedTaskIR {
   std::vector<Shard> shards;       ///< how model values are split over stages and ranks
   std::optional<InferenceShape> inference;  ///< the inference phase (null for training)
   /// Reflected fields.
-  static constexpr auto fields() {
-    return std::tuple{field("inference", &DistributedTaskIR::inference), field("mesh", &DistributedTaskIR::mesh),
-                      field("microbatches", &DistributedTaskIR::microbatches), field("rules", &DistributedTaskIR::rules),
-                      field("schedule", &DistributedTaskIR::schedule), field("shards", &DistributedTaskIR::shards),
-                      field("symbols", &DistributedTaskIR::symbols), field("tasks", &DistributedTaskIR::tasks)};
-  }
+  PLANCERT_FIELDS(DistributedTaskIR, inference, mesh, microbatches, rules, schedule, shards, symbols, tasks)
 };
 
 // ---- PortablePlanIR --------------------------------------------------------------------
@@ -311,10 +273,7 @@ struct Capability {
   CapabilityKind kind = CapabilityKind::vector;  ///< engine kind
   std::optional<Reduction> reduction;        ///< reduction, for collective capabilities
   /// Reflected fields.
-  static constexpr auto fields() {
-    return std::tuple{field("collective", &Capability::collective), field("dtype", &Capability::dtype), field("kind", &Capability::kind),
-                      field("reduction", &Capability::reduction)};
-  }
+  PLANCERT_FIELDS(Capability, collective, dtype, kind, reduction)
 };
 
 /// A target-neutral task with its exact work vector.
@@ -356,11 +315,7 @@ struct PortableBuffer {
   Expr size;                       ///< bytes
   Storage storage = Storage::transient;  ///< storage class
   /// Reflected fields.
-  static constexpr auto fields() {
-    return std::tuple{field("alignment", &PortableBuffer::alignment), field("consumers", &PortableBuffer::consumers), field("id", &PortableBuffer::id),
-                      field("lineage", &PortableBuffer::lineage), field("producer", &PortableBuffer::producer), field("role", &PortableBuffer::role),
-                      field("size", &PortableBuffer::size), field("storage", &PortableBuffer::storage)};
-  }
+  PLANCERT_FIELDS(PortableBuffer, alignment, consumers, id, lineage, producer, role, size, storage)
 };
 
 /// A per-stage memory fact (bytes per rank of the stage).
@@ -371,10 +326,7 @@ struct MemoryFact {
   std::int64_t chunk = -1;         ///< model chunk, for per-microbatch activations
   std::int64_t stage = 0;          ///< pipeline stage
   /// Reflected fields.
-  static constexpr auto fields() {
-    return std::tuple{field("buffers", &MemoryFact::buffers), field("bytes", &MemoryFact::bytes), field("category", &MemoryFact::category),
-                      field("chunk", &MemoryFact::chunk), field("stage", &MemoryFact::stage)};
-  }
+  PLANCERT_FIELDS(MemoryFact, buffers, bytes, category, chunk, stage)
 };
 
 /// Payload of a PortablePlanIR snapshot.
@@ -386,10 +338,7 @@ struct PortablePlanIR {
   std::vector<PortableTask> tasks;      ///< tasks
   std::vector<MemoryFact> memory;       ///< per-stage memory facts (MEM)
   /// Reflected fields.
-  static constexpr auto fields() {
-    return std::tuple{field("buffers", &PortablePlanIR::buffers), field("memory", &PortablePlanIR::memory), field("rules", &PortablePlanIR::rules),
-                      field("symbols", &PortablePlanIR::symbols), field("tasks", &PortablePlanIR::tasks)};
-  }
+  PLANCERT_FIELDS(PortablePlanIR, buffers, memory, rules, symbols, tasks)
 };
 
 // ---- ConcretePlanIR --------------------------------------------------------------------
@@ -401,9 +350,7 @@ struct Device {
   Int memory_bytes;   ///< device memory
   Indices ranks;      ///< deployment ranks that run this device's commands (sorted; empty: one abstract rank view)
   /// Reflected fields.
-  static constexpr auto fields() {
-    return std::tuple{field("id", &Device::id), field("kind", &Device::kind), field("memory_bytes", &Device::memory_bytes), field("ranks", &Device::ranks)};
-  }
+  PLANCERT_FIELDS(Device, id, kind, memory_bytes, ranks)
 };
 
 /// A memory region of a device: [offset, offset + capacity) of its memory.
@@ -415,10 +362,7 @@ struct Region {
   Int offset;                  ///< start within the device memory
   std::string space;           ///< memory space, e.g. "hbm"
   /// Reflected fields.
-  static constexpr auto fields() {
-    return std::tuple{field("alignment", &Region::alignment), field("capacity", &Region::capacity), field("device", &Region::device),
-                      field("id", &Region::id), field("offset", &Region::offset), field("space", &Region::space)};
-  }
+  PLANCERT_FIELDS(Region, alignment, capacity, device, id, offset, space)
 };
 
 /// A buffer bound to a region at an offset.
@@ -431,11 +375,7 @@ struct ConcreteBuffer {
   Int size;                    ///< bytes
   Storage storage = Storage::transient;  ///< storage class (that of the portable buffer; RACE-2 pins all but transient and workspace)
   /// Reflected fields.
-  static constexpr auto fields() {
-    return std::tuple{field("alignment", &ConcreteBuffer::alignment), field("id", &ConcreteBuffer::id), field("lineage", &ConcreteBuffer::lineage),
-                      field("offset", &ConcreteBuffer::offset), field("region", &ConcreteBuffer::region), field("size", &ConcreteBuffer::size),
-                      field("storage", &ConcreteBuffer::storage)};
-  }
+  PLANCERT_FIELDS(ConcreteBuffer, alignment, id, lineage, offset, region, size, storage)
 };
 
 /// A command of the authoritative plan.
@@ -456,19 +396,14 @@ struct Command {
   std::int64_t repeat = 1;     ///< identical sequential instances of its portable task it runs (WORK-4)
   Work work;                   ///< exact work of one instance: that of its portable task (WORK-4)
   /// Reflected fields.
-  static constexpr auto fields() {
-    return std::tuple{field("attrs", &Command::attrs), field("dependencies", &Command::dependencies), field("device", &Command::device),
-                      field("id", &Command::id), field("implementation", &Command::implementation), field("kind", &Command::kind),
-                      field("lineage", &Command::lineage), field("reads", &Command::reads), field("repeat", &Command::repeat),
-                      field("signals", &Command::signals), field("waits", &Command::waits), field("work", &Command::work), field("writes", &Command::writes)};
-  }
+  PLANCERT_FIELDS(Command, attrs, dependencies, device, id, implementation, kind, lineage, reads, repeat, signals, waits, work, writes)
 };
 
 /// A synchronisation token.
 struct Token {
   std::string id;  ///< stable id
   /// Reflected fields.
-  static constexpr auto fields() { return std::tuple{field("id", &Token::id)}; }
+  PLANCERT_FIELDS(Token, id)
 };
 
 /// An in-order queue of one device.
@@ -478,16 +413,14 @@ struct Queue {
   std::string id;    ///< stable id
   QueueKind kind = QueueKind::compute;  ///< queue kind
   /// Reflected fields.
-  static constexpr auto fields() {
-    return std::tuple{field("commands", &Queue::commands), field("device", &Queue::device), field("id", &Queue::id), field("kind", &Queue::kind)};
-  }
+  PLANCERT_FIELDS(Queue, commands, device, id, kind)
 };
 
 /// Typed target extension for queue targets.
 struct QueueSchedule {
   std::vector<Queue> queues;  ///< all queues
   /// Reflected fields.
-  static constexpr auto fields() { return std::tuple{field("queues", &QueueSchedule::queues)}; }
+  PLANCERT_FIELDS(QueueSchedule, queues)
 };
 
 /// Issue position of one command on a slot target.
@@ -495,7 +428,7 @@ struct Issue {
   std::int64_t cycle = 0;  ///< cycle
   std::int64_t slot = 0;   ///< slot within the cycle
   /// Reflected fields.
-  static constexpr auto fields() { return std::tuple{field("cycle", &Issue::cycle), field("slot", &Issue::slot)}; }
+  PLANCERT_FIELDS(Issue, cycle, slot)
 };
 
 /// Route constraint of a transfer command.
@@ -504,7 +437,7 @@ struct Route {
   Index destination = 0;  ///< destination device
   Index source = 0;       ///< source device
   /// Reflected fields.
-  static constexpr auto fields() { return std::tuple{field("command", &Route::command), field("destination", &Route::destination), field("source", &Route::source)}; }
+  PLANCERT_FIELDS(Route, command, destination, source)
 };
 
 /// Typed target extension for slot / dataflow targets.
@@ -513,9 +446,7 @@ struct SlotDataflow {
   std::vector<Route> routes;     ///< one route per transfer command
   std::int64_t slots_per_cycle = 1;  ///< slots available in one cycle
   /// Reflected fields.
-  static constexpr auto fields() {
-    return std::tuple{field("issue", &SlotDataflow::issue), field("routes", &SlotDataflow::routes), field("slots_per_cycle", &SlotDataflow::slots_per_cycle)};
-  }
+  PLANCERT_FIELDS(SlotDataflow, issue, routes, slots_per_cycle)
 };
 
 /// A value bound to a symbol of the parent PortablePlanIR: the plan is bound for this shape (CAP-4).
@@ -523,7 +454,7 @@ struct SymbolBinding {
   std::string symbol;  ///< symbol name
   Int value;           ///< its value
   /// Reflected fields.
-  static constexpr auto fields() { return std::tuple{field("symbol", &SymbolBinding::symbol), field("value", &SymbolBinding::value)}; }
+  PLANCERT_FIELDS(SymbolBinding, symbol, value)
 };
 
 /// An engine of a device and the capabilities it runs (IMPL-2).
@@ -532,7 +463,7 @@ struct Engine {
   Index device = 0;                      ///< owning device
   std::string id;                        ///< stable id
   /// Reflected fields.
-  static constexpr auto fields() { return std::tuple{field("capabilities", &Engine::capabilities), field("device", &Engine::device), field("id", &Engine::id)}; }
+  PLANCERT_FIELDS(Engine, capabilities, device, id)
 };
 
 /// A kernel or runtime routine: the name commands give as `implementation` and the
@@ -541,7 +472,7 @@ struct Implementation {
   std::string id;                    ///< stable id: the name commands refer to
   std::vector<Capability> provides;  ///< capabilities it provides
   /// Reflected fields.
-  static constexpr auto fields() { return std::tuple{field("id", &Implementation::id), field("provides", &Implementation::provides)}; }
+  PLANCERT_FIELDS(Implementation, id, provides)
 };
 
 /// Memory figures of one device (CAP-5).
@@ -551,10 +482,7 @@ struct DeviceMemory {
   Int peak_bytes;                ///< highest end address of the device's buffers
   std::optional<Index> witness;  ///< the command at which they are live (null: pinned buffers only)
   /// Reflected fields.
-  static constexpr auto fields() {
-    return std::tuple{field("device", &DeviceMemory::device), field("lower_bound_bytes", &DeviceMemory::lower_bound_bytes),
-                      field("peak_bytes", &DeviceMemory::peak_bytes), field("witness", &DeviceMemory::witness)};
-  }
+  PLANCERT_FIELDS(DeviceMemory, device, lower_bound_bytes, peak_bytes, witness)
 };
 
 /// Payload of a ConcretePlanIR snapshot.
@@ -575,14 +503,8 @@ struct ConcretePlanIR {
   std::vector<DeviceMemory> memory;     ///< per-device memory figures
   std::int64_t world_size = 0;          ///< devices of the deployment (device ranks lie below it)
   /// Reflected fields.
-  static constexpr auto fields() {
-    return std::tuple{field("bindings", &ConcretePlanIR::bindings), field("buffers", &ConcretePlanIR::buffers), field("commands", &ConcretePlanIR::commands),
-                      field("devices", &ConcretePlanIR::devices), field("engines", &ConcretePlanIR::engines),
-                      field("implementations", &ConcretePlanIR::implementations), field("memory", &ConcretePlanIR::memory),
-                      field("queue", &ConcretePlanIR::queue), field("regions", &ConcretePlanIR::regions), field("rules", &ConcretePlanIR::rules),
-                      field("slot", &ConcretePlanIR::slot), field("target", &ConcretePlanIR::target), field("tokens", &ConcretePlanIR::tokens),
-                      field("world_size", &ConcretePlanIR::world_size)};
-  }
+  PLANCERT_FIELDS(ConcretePlanIR, bindings, buffers, commands, devices, engines, implementations, memory, queue, regions, rules, slot, target, tokens,
+                  world_size)
 };
 
 // ---- TimelineBundle, MachineIR, ObservationSet -----------------------------------------
@@ -593,7 +515,7 @@ struct Interval {
   Rat end;            ///< end time
   Rat start;          ///< start time
   /// Reflected fields.
-  static constexpr auto fields() { return std::tuple{field("command", &Interval::command), field("end", &Interval::end), field("start", &Interval::start)}; }
+  PLANCERT_FIELDS(Interval, command, end, start)
 };
 
 /// Payload of a TimelineBundle: references its ConcretePlanIR by the parent digest.
@@ -604,10 +526,7 @@ struct TimelineBundle {
   std::vector<Interval> intervals;  ///< one interval per command
   std::string policy;               ///< policy fingerprint
   /// Reflected fields.
-  static constexpr auto fields() {
-    return std::tuple{field("critical_path", &TimelineBundle::critical_path), field("evidence", &TimelineBundle::evidence),
-                      field("intervals", &TimelineBundle::intervals), field("policy", &TimelineBundle::policy)};
-  }
+  PLANCERT_FIELDS(TimelineBundle, critical_path, evidence, intervals, policy)
 };
 
 /// A target instruction or runtime call, traced to a command.
@@ -620,10 +539,7 @@ struct Instruction {
   std::string target;      ///< callee or runtime entry
   std::optional<Index> token;  ///< token signalled or waited (signal/wait)
   /// Reflected fields.
-  static constexpr auto fields() {
-    return std::tuple{field("command", &Instruction::command), field("dependencies", &Instruction::dependencies), field("dialect", &Instruction::dialect),
-                      field("id", &Instruction::id), field("op", &Instruction::op), field("target", &Instruction::target), field("token", &Instruction::token)};
-  }
+  PLANCERT_FIELDS(Instruction, command, dependencies, dialect, id, op, target, token)
 };
 
 /// Payload of a MachineIR snapshot.
@@ -633,9 +549,7 @@ struct MachineIR {
   Indices entry_points;                    ///< instructions with no predecessor
   std::vector<Instruction> instructions;   ///< instructions
   /// Reflected fields.
-  static constexpr auto fields() {
-    return std::tuple{field("dialects", &MachineIR::dialects), field("entry_points", &MachineIR::entry_points), field("instructions", &MachineIR::instructions)};
-  }
+  PLANCERT_FIELDS(MachineIR, dialects, entry_points, instructions)
 };
 
 /// One measured duration.
@@ -644,7 +558,7 @@ struct Observation {
   Rat duration;         ///< seconds
   std::string source;   ///< profiler / revision that measured it
   /// Reflected fields.
-  static constexpr auto fields() { return std::tuple{field("command", &Observation::command), field("duration", &Observation::duration), field("source", &Observation::source)}; }
+  PLANCERT_FIELDS(Observation, command, duration, source)
 };
 
 /// Payload of an ObservationSet.
@@ -652,7 +566,7 @@ struct ObservationSet {
   static constexpr std::string_view kSchema = "ObservationSet";  ///< schema name
   std::vector<Observation> observations;  ///< observations
   /// Reflected fields.
-  static constexpr auto fields() { return std::tuple{field("observations", &ObservationSet::observations)}; }
+  PLANCERT_FIELDS(ObservationSet, observations)
 };
 
 }  // namespace plancert

@@ -399,8 +399,10 @@ def parse_ir(root: Path) -> IrModel:
             if mm:
                 members[mm.group("name")] = (mm.group("type").strip(), (mm.group("doc") or "").strip())
         fields = []
-        for fm in re.finditer(r'field\("([^"]+)",\s*&(\w+)::(\w+)\)', body):
-            jname, cls, member = fm.groups()
+        found = [fm.groups() for fm in re.finditer(r'field\("([^"]+)",\s*&(\w+)::(\w+)\)', body)]
+        for pm in re.finditer(r"PLANCERT_FIELDS\((\w+),([^)]*)\)", body):  # JSON key = member name
+            found += [(member, pm.group(1), member) for member in (x.strip() for x in pm.group(2).split(","))]
+        for jname, cls, member in found:
             typ, doc = members.get(member, (None, ""))
             fields.append((jname, member, typ, doc))
         ks = re.search(r'kSchema\s*=\s*"(\w+)"', body)
