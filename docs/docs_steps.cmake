@@ -18,7 +18,10 @@
 #     gen/schemas.rst      [ir.rst]       DOCGEN schemas --schemas
 #                          SOURCE_ROOT/spec/schemas --out ...;
 #     gen/performance.rst  [performance.rst] DOCGEN readme --readme
-#                          SOURCE_ROOT/README.md --section Performance --out ...
+#                          SOURCE_ROOT/README.md --section Performance --out ...;
+#     gen/performance_log.rst [performance.rst] DOCGEN readme --readme
+#                          SOURCE_ROOT/bench/PERFORMANCE_LOG.md --section
+#                          "Session history" --out ...
 #   DOCGEN is plancert-docgen (passes/formulas/), PLANCERT the plancert program;
 #   the docs target depends on both. Every generator runs with working
 #   directory SOURCE_ROOT, and a failing generator fails the step.
@@ -79,9 +82,11 @@ listed here; ``plancert explain CODE`` prints the rule of one obligation.
   generate("${OUT}/gen/schemas.rst" "${DOCGEN}" schemas --schemas "${SOURCE_ROOT}/spec/schemas" --out "${OUT}/gen/schemas.rst")
   generate("${OUT}/gen/performance.rst" "${DOCGEN}" readme --readme "${SOURCE_ROOT}/README.md" --section Performance
            --out "${OUT}/gen/performance.rst")
+  generate("${OUT}/gen/performance_log.rst" "${DOCGEN}" readme --readme "${SOURCE_ROOT}/bench/PERFORMANCE_LOG.md"
+           --section "Session history" --out "${OUT}/gen/performance_log.rst")
 
   file(MAKE_DIRECTORY "${OUT}/src/_generated")
-  foreach(page catalog formulas cli schemas performance)
+  foreach(page catalog formulas cli schemas performance performance_log)
     file(COPY_FILE "${OUT}/gen/${page}.rst" "${OUT}/src/_generated/${page}.rst")
   endforeach()
 
