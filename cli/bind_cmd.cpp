@@ -11,6 +11,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iomanip>
+#include <iostream>
 #include <ostream>
 #include <sstream>
 
@@ -100,6 +101,22 @@ BindOutcome bind_and_commit(const Committed<PortablePlanIR>& portable, const Dis
     write_file_atomic(std::filesystem::path(out_dir) / "concrete.json", encode_snapshot(c.snapshot()));
   }
   return out;
+}
+
+int write_certified(const std::string& out_dir, const std::string& report_path, const nlohmann::json& report, const Committed<ModelIR>& model,
+                    const Committed<DistributedTaskIR>& distributed, const Committed<PortablePlanIR>& portable, const BindOutcome& bound) {
+  if (!out_dir.empty()) {
+    const std::filesystem::path dir(out_dir);
+    std::filesystem::create_directories(dir);
+    write_file_atomic(dir / "model.json", encode_snapshot(model.snapshot()));
+    write_file_atomic(dir / "distributed.json", encode_snapshot(distributed.snapshot()));
+    write_file_atomic(dir / "portable.json", encode_snapshot(portable.snapshot()));
+    if (bound.committed) write_file_atomic(dir / "concrete.json", encode_snapshot(bound.committed->snapshot()));
+    std::cout << "  snapshots written to " << out_dir << "/{model,distributed,portable" << (bound.committed ? ",concrete" : "") << "}.json\n";
+  }
+  if (!report_path.empty()) write_file_atomic(report_path, report.dump(2) + "\n");
+  std::cout << "certified\n";
+  return static_cast<int>(Exit::Accepted);
 }
 
 }  // namespace plancert::cli

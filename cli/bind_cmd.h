@@ -47,4 +47,12 @@ bool is_bind_target(std::string_view target);
 BindOutcome bind_and_commit(const Committed<PortablePlanIR>& portable, const DistributedTaskIR* distributed, const frontend::SystemConfig& system,
                             const frontend::StrategyConfig& strategy, const std::string& target, const std::string& out_dir, std::ostream& log);
 
+/// Ends a certified `certify` or `infer` run: when `out_dir` is not empty, writes the committed
+/// snapshots into it (model.json, distributed.json, portable.json and, when `bound` holds a
+/// committed ConcretePlanIR, concrete.json; each atomically) and names them on stdout; when
+/// `report_path` is not empty, writes `report` there; then prints "certified" and returns
+/// exit code 0. Called only once every stage is committed, so nothing is written otherwise.
+int write_certified(const std::string& out_dir, const std::string& report_path, const nlohmann::json& report, const Committed<ModelIR>& model,
+                    const Committed<DistributedTaskIR>& distributed, const Committed<PortablePlanIR>& portable, const BindOutcome& bound);
+
 }  // namespace plancert::cli

@@ -16,7 +16,6 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
-#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -187,17 +186,7 @@ int run_certify(const CertifyOptions& o) {
   std::cout << bind_log.str();
 
   // ---- outputs (atomic; only after every stage was committed) --------------------------------
-  if (!o.out.empty()) {
-    std::filesystem::create_directories(o.out);
-    write_file_atomic(std::filesystem::path(o.out) / "model.json", encode_snapshot(m->snapshot()));
-    write_file_atomic(std::filesystem::path(o.out) / "distributed.json", encode_snapshot(d->snapshot()));
-    write_file_atomic(std::filesystem::path(o.out) / "portable.json", encode_snapshot(p->snapshot()));
-    if (!o.target.empty()) write_file_atomic(std::filesystem::path(o.out) / "concrete.json", encode_snapshot(bound.committed->snapshot()));
-    std::cout << "  snapshots written to " << o.out << "/{model,distributed,portable" << (o.target.empty() ? "" : ",concrete") << "}.json\n";
-  }
-  if (!o.report.empty()) write_file_atomic(o.report, report.dump(2) + "\n");
-  std::cout << "certified\n";
-  return static_cast<int>(Exit::Accepted);
+  return write_certified(o.out, o.report, report, *m, *d, *p, bound);
 }
 
 }  // namespace plancert::cli

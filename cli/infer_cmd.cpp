@@ -15,7 +15,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -228,17 +227,7 @@ int run_certify_inference(const InferOptions& o) {
                            {"inference", inference},
                            {"verdict", "certified"}};
   if (!o.target.empty()) report["concrete"] = bound.report["concrete"];
-  if (!o.out.empty()) {
-    std::filesystem::create_directories(o.out);
-    write_file_atomic(std::filesystem::path(o.out) / "model.json", encode_snapshot(c.model->snapshot()));
-    write_file_atomic(std::filesystem::path(o.out) / "distributed.json", encode_snapshot(c.dist->snapshot()));
-    write_file_atomic(std::filesystem::path(o.out) / "portable.json", encode_snapshot(c.plan->snapshot()));
-    if (!o.target.empty()) write_file_atomic(std::filesystem::path(o.out) / "concrete.json", encode_snapshot(bound.committed->snapshot()));
-    std::cout << "  snapshots written to " << o.out << "/{model,distributed,portable" << (o.target.empty() ? "" : ",concrete") << "}.json\n";
-  }
-  if (!o.report.empty()) write_file_atomic(o.report, report.dump(2) + "\n");
-  std::cout << "certified\n";
-  return static_cast<int>(Exit::Accepted);
+  return write_certified(o.out, o.report, report, *c.model, *c.dist, *c.plan, bound);
 }
 
 }  // namespace plancert::cli

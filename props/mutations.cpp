@@ -35,6 +35,14 @@ struct Pick {
   /// Inserts `x` at a random position of `v` (the end included).
   template <codec::Vector V>
   void insert(V& v, typename V::value_type x) { v.insert(v.begin() + static_cast<std::ptrdiff_t>((*this)(v.size() + 1)), std::move(x)); }
+  /// Inserts a copy of a random element of `v` at a random position; false if `v` is empty.
+  template <codec::Vector V>
+  bool duplicate_one(V& v) {
+    if (v.empty()) return false;
+    typename V::value_type x = from(v);
+    insert(v, std::move(x));
+    return true;
+  }
   /// Erases a random element of the non-empty `v`.
   template <codec::Vector V>
   void erase_one(V& v) { v.erase(v.begin() + static_cast<std::ptrdiff_t>((*this)(v.size()))); }
@@ -367,10 +375,7 @@ void lineage_ops(Catalog& c) {
   });
   c.edit<P>("rule_declared_twice." + S, "LINEAGE-1", [](P& p, Pick& pk, const AnySnapshot*) {
     auto& r = rules(p);
-    if (r.empty()) return false;
-    std::string dup = r[pk(r.size())];
-    pk.insert(r, dup);
-    return true;
+    return pk.duplicate_one(r);
   });
   if constexpr (root) {
     c.edit<P>("root_entity_derived." + S, "LINEAGE-1", [](P& p, Pick& pk, const AnySnapshot*) {
@@ -431,11 +436,7 @@ void dag_ops(Catalog& c, bool self_edge_exact, bool cycle_exact) {
     std::vector<Indices*> ds;
     for (auto* d : deps(p))
       if (!d->empty()) ds.push_back(d);
-    if (ds.empty()) return false;
-    Indices& d = *pk.from(ds);
-    Index x = d[pk(d.size())];
-    pk.insert(d, x);
-    return true;
+    return !ds.empty() && pk.duplicate_one(*pk.from(ds));
   });
   if (self_edge_exact) {
     c.edit<P>("self_dependency." + S, "DAG-1", [](P& p, Pick& pk, const AnySnapshot*) {
@@ -1334,10 +1335,7 @@ void distributed_ops(Catalog& c) {
     return true;
   });
   c.edit<P>("stage_scheduled_twice", "SCHED-1", [](P& p, Pick& pk, const AnySnapshot*) {
-    if (p.schedule.empty()) return false;
-    StageSchedule s = p.schedule[pk(p.schedule.size())];
-    pk.insert(p.schedule, s);
-    return true;
+    return pk.duplicate_one(p.schedule);
   });
   // VOL-1: a collective's payload is not the bytes of the value it names.
   c.edit<P>("payload_not_value_bytes", "VOL-1", [](P& p, Pick& pk, const AnySnapshot*) {
@@ -2341,10 +2339,7 @@ void concrete_ops(Catalog& c) {
     return true;
   }, S);
   c.edit<P>("route_duplicated", "ROUTE-1", [](P& p, Pick& pk, const AnySnapshot*) {
-    if (!p.slot || p.slot->routes.empty()) return false;
-    Route r = p.slot->routes[pk(p.slot->routes.size())];
-    pk.insert(p.slot->routes, r);
-    return true;
+    return p.slot && pk.duplicate_one(p.slot->routes);
   }, S);
   c.edit<P>("route_for_non_transfer", "ROUTE-1", [](P& p, Pick& pk, const AnySnapshot*) {
     if (!p.slot) return false;
@@ -2455,10 +2450,7 @@ void timeline_ops(Catalog& c) {
     return true;
   });
   c.edit<P>("interval_duplicated", "TIME-1", [](P& t, Pick& pk, const AnySnapshot*) {
-    if (t.intervals.empty()) return false;
-    Interval x = t.intervals[pk(t.intervals.size())];
-    pk.insert(t.intervals, x);
-    return true;
+    return pk.duplicate_one(t.intervals);
   });
   c.edit<P>("interval_for_unknown_command", "TIME-1", [](P& t, Pick& pk, const AnySnapshot*) {
     if (t.intervals.empty()) return false;
