@@ -11,6 +11,7 @@
 
 #include <exception>
 #include <iostream>
+#include <new>
 
 int main(int argc, char** argv) {
   using namespace plancert;
@@ -91,6 +92,9 @@ int main(int argc, char** argv) {
   } catch (const InputError& e) {
     std::cerr << to_text(e.diag) << "\n";
     return static_cast<int>(Exit::BadInput);
+  } catch (const std::bad_alloc&) {  // no output was written: every output is renamed into place when complete
+    std::cerr << "internal error: out of memory (the system refused an allocation: a memory, address-space or overcommit limit)\n";
+    return static_cast<int>(Exit::Internal);
   } catch (const std::exception& e) {
     std::cerr << "internal error: " << e.what() << "\n";
     return static_cast<int>(Exit::Internal);

@@ -18,6 +18,7 @@
 #include <array>
 #include <bit>
 #include <charconv>
+#include <new>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -193,8 +194,11 @@ void decode(json::Reader& r, V& v) {
   for (const std::size_t from = r.offset(); r.next_element();) {
     if (v.size() == v.max_size()) r.fail("SCHEMA-5", "array too long");
     decode(r, v.emplace_back());
-    if (Reflected<typename V::value_type> && v.size() == 4096) v.reserve(r.reserve_hint(from, v.size(), sizeof(typename V::value_type)));  // a long array of structs: reserve once
+    if (Reflected<typename V::value_type> && v.size() == 4096) {  // a long array of structs: reserve once, a guess from the rest of the input
+      try { v.reserve(r.reserve_hint(from, v.size(), sizeof(typename V::value_type))); } catch (const std::bad_alloc&) {}  // refused: grow as usual
+    }
   }
+  if (v.capacity() > 2 * v.size() + 4096) v.shrink_to_fit();  // the guess overshot (an early array of a long input): free the address space
 }
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 template <class T>
