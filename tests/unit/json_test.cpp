@@ -327,33 +327,32 @@ TEST(Json, LongArraysAreReservedOnceWithinTheBudget) {
   EXPECT_EQ(v.size(), 6000u);
   EXPECT_EQ(v.capacity(), (one.size() - 1) * 4096 / kFirst);  // 6,000: one growth from 4,096, no doubling to 8,192
   EXPECT_EQ(v.capacity(), 6000u);
+  // an array of two arrays of n and m elements, decoded
+  auto pair = [&](int n, int m) {
+    const std::string text = "[" + tokens(n) + "," + tokens(m) + "]";
+    std::vector<std::vector<Token>> w;
+    json::Reader rw(text);
+    codec::decode(rw, w);
+    EXPECT_EQ(w.size(), 2u);
+    return std::pair{std::move(w), text.size()};  // moved: a copy would not keep the capacities
+  };
   // the first array takes 32 bytes per 9 input bytes: too little budget is left for the second
-  const std::string two = "[" + tokens(6000) + "," + tokens(5000) + "]";
-  std::vector<std::vector<Token>> w;
-  json::Reader r2(two);
-  codec::decode(r2, w);
-  ASSERT_EQ(w.size(), 2u);
-  EXPECT_EQ(w[0].capacity(), (two.size() - 2) * 4096 / kFirst);  // the estimate runs to the end of the input
-  EXPECT_LE(w[0].capacity() * sizeof(Token), 4 * two.size());
-  EXPECT_EQ(w[1].capacity(), 8192u);  // grown by doubling, not reserved
+  const auto [two, two_size] = pair(6000, 5000);
+  EXPECT_EQ(two[0].capacity(), (two_size - 2) * 4096 / kFirst);  // the estimate runs to the end of the input
+  EXPECT_LE(two[0].capacity() * sizeof(Token), 4 * two_size);
+  EXPECT_EQ(two[1].capacity(), 8192u);  // grown by doubling, not reserved
   // a short array at the start of a long input: before, its first element's length made it
   // reserve for the whole input (on huge pages, a 2 MiB page touched for each such array)
-  const std::string short_first = "[" + tokens(100) + "," + tokens(6000) + "]";
-  json::Reader r3(short_first);
-  codec::decode(r3, w);
-  ASSERT_EQ(w.size(), 2u);
-  EXPECT_EQ(w[0].size(), 100u);
-  EXPECT_LT(w[0].capacity(), 4096u);
-  EXPECT_EQ(w[1].capacity(), 6000u);
+  const auto [short_first, short_size] = pair(100, 6000);
+  EXPECT_EQ(short_first[0].size(), 100u);
+  EXPECT_LT(short_first[0].capacity(), 4096u);
+  EXPECT_EQ(short_first[1].capacity(), 6000u);
   // an estimate more than twice the array (a long array follows it) is handed back once the
   // array ends: a 1M-command plan's buffers array held 519 MB of address space it never used,
   // which failed the run under `ulimit -v` or strict overcommit
-  const std::string overshoot = "[" + tokens(6000) + "," + tokens(30000) + "]";
-  json::Reader r4(overshoot);
-  codec::decode(r4, w);
-  ASSERT_EQ(w.size(), 2u);
-  EXPECT_EQ(w[0].capacity(), 6000u);
-  EXPECT_EQ(w[1].size(), 30000u);
+  const auto [overshoot, overshoot_size] = pair(6000, 30000);
+  EXPECT_EQ(overshoot[0].capacity(), 6000u);
+  EXPECT_EQ(overshoot[1].size(), 30000u);
 }
 
 TEST(Json, DeepNestingIsRejectedWithoutRecursion) {
