@@ -394,6 +394,44 @@ def bad_wrong_digest(tmp: Path):
 
 
 @case
+def verify_out_of_memory(tmp: Path):
+    """Under an address-space limit (`ulimit -v`, like a batch job's or strict overcommit),
+    `verify` of the bound default plan either does not start (the loader), cannot map the
+    input (IO-1, exit 2), runs out of memory (one line `internal error: out of memory ...`,
+    exit 3) or accepts: never a crash or another message. Some limit must hit the
+    out-of-memory path, and 1 GiB must be enough (about 0.5 GiB was, on session 24's machine)."""
+    out = tmp / "out"
+    r = run("certify", "--target", "queue", "--out", out, cwd=tmp, timeout=300)
+    check(r.returncode == 0, f"certify --target queue must succeed\n{show(r)}")
+    plan = out / "concrete.json"
+    seen = []
+    limit = 64 << 20
+    while limit <= 1 << 30:
+        def cap(lim=limit):
+            resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
+        v = subprocess.run([PLANCERT, "verify", str(plan)], capture_output=True, timeout=300, preexec_fn=cap)
+        err = v.stderr.decode("utf-8", "replace")
+        lines = err.splitlines()
+        mib = limit >> 20
+        if v.returncode == 127 and "error while loading shared libraries" in err:
+            kind = "no start"
+        elif v.returncode == 0 and v.stdout.startswith(b"accepted: "):
+            kind = "accepted"
+        elif v.returncode == 2 and len(lines) == 1 and lines[0].startswith("error[IO-1] "):
+            kind = "no map"
+        elif v.returncode == 3 and len(lines) == 1 and lines[0].startswith("internal error: out of memory ("):
+            kind = "out of memory"
+        else:
+            raise Failure(f"ulimit -v {mib} MiB: exit {v.returncode}\n--- stderr ---\n{err[-2000:]}")
+        seen.append((mib, kind))
+        limit = limit * 5 // 4
+    print("  " + ", ".join(f"{m} MiB: {k}" for m, k in seen))
+    kinds = [k for _, k in seen]
+    check("out of memory" in kinds, f"no limit reached the out-of-memory path: {seen}")
+    check(kinds[-1] == "accepted", f"the largest limit must suffice: {seen}")
+
+
+@case
 def verify_noncanonical_text(tmp: Path):
     # The digest is over the canonical encoding, not the file's bytes: the same snapshot written
     # with whitespace, \u escapes and keys in reverse order is accepted with the same digest
