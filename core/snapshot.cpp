@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <new>
 #include <optional>
 #include <stdexcept>
 
@@ -131,7 +132,12 @@ std::string digest_of(const P& payload) {
 bool is_digest(std::string_view d) { return d.size() == 64 && d.find_first_not_of("0123456789abcdef") == std::string_view::npos; }
 
 AnySnapshot decode_snapshot(std::string_view text, std::string* payload_digest) {
-  try { return decode_envelope(text, payload_digest, true); } catch (const std::exception&) {}  // only faster: the other path reports any failure
+  try {
+    return decode_envelope(text, payload_digest, true);
+  } catch (const std::bad_alloc&) {
+    throw;  // out of memory: the other path would only run out again
+  } catch (const std::exception&) {  // only faster: the other path reports any failure
+  }
   return decode_envelope(text, payload_digest, false);
 }
 
