@@ -6,6 +6,7 @@
 #include "verifiers/layers.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cctype>
 #include <unordered_set>
@@ -92,11 +93,11 @@ const char* reserved_owner(std::string_view k, std::size_t layer) {
   return nullptr;
 }
 
+// ID-2's characters, [A-Za-z0-9_.:/#@+-[]=,], as a table: ASCII only, whatever the locale.
+constexpr auto kIdChar = [] { std::array<bool, 256> t{}; for (unsigned char ch : std::string_view("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_.:/#@+-[]=,")) t[ch] = true; return t; }();
+
 bool id_syntax_ok(const std::string& id) {
-  if (id.empty() || id.size() > 256) return false;
-  for (unsigned char ch : id)
-    if (!(std::isalnum(ch) || std::string_view("_.:/#@+-[]=,").find(static_cast<char>(ch)) != std::string_view::npos)) return false;
-  return true;
+  return !id.empty() && id.size() <= 256 && std::all_of(id.begin(), id.end(), [](unsigned char ch) { return kIdChar[ch]; });
 }
 
 // ID-1, ID-2, LINEAGE-1, ATTR-1.

@@ -71,6 +71,25 @@ TEST(Verifier, RepeatedIdsAreReportedWithTheirFirstUse) {
                                            "ID-1 /payload/queue/queues/0/id first used at /payload/commands/2500"}));
 }
 
+// ID-2's character set, byte by byte: exactly [A-Za-z0-9_.:/#@+-[]=,] is allowed (ASCII, so
+// the check does not depend on a locale; UTF-8 bytes and controls are refused), and 1 to 256 bytes.
+TEST(Verifier, IdSyntaxAllowsExactlyItsCharacterSet) {
+  const std::string allowed = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_.:/#@+-[]=,";
+  auto p = plan3();
+  for (int b = 0; b < 256; ++b) {
+    const char ch = static_cast<char>(b);
+    p.commands[1].id = std::string("c1") + ch;
+    const bool ok = allowed.find(ch) != std::string::npos;
+    EXPECT_EQ(check(p).has("ID-2"), !ok) << "byte " << b;
+  }
+  p.commands[1].id = "c1" + std::string(254, 'x');
+  EXPECT_FALSE(check(p).has("ID-2"));
+  p.commands[1].id += "x";
+  EXPECT_TRUE(check(p).has("ID-2"));
+  p.commands[1].id.clear();
+  EXPECT_TRUE(check(p).has("ID-2"));
+}
+
 TEST(Verifier, DeadlockThroughTokensOnly) {
   // c1 on a second queue signals a token c0 waits for, but c1 depends on c2 which queues after c0.
   auto p = plan3();
