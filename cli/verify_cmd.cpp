@@ -39,6 +39,7 @@ int run_verify(const VerifyOptions& o) {
   try {
     FileBytes bytes = read_file(o.file, max);
     prepare_large_run(heap_for_input(bytes.view().size() * (has_parent ? 2 : 1)));  // a parent is usually about as large
+    codec::ListArena arena;  // the snapshots' lists are kept to the end: no per-list heap block
     snap = decode_snapshot(bytes.view(), &snap_digest);
     if (has_parent) parent = decode_snapshot(read_file(o.parent, max).view(), &parent_digest);
   } catch (const InputError& e) {

@@ -185,5 +185,50 @@ TEST(List, InsertTakesACopyNotAReferenceIntoTheList) {
   EXPECT_EQ(x, (Indices{5, 5}));
 }
 
+// ListArena (core/codec.h): while open, List blocks are carved one after another from a chunk
+// (no heap header between them), aligned for their element type; a block larger than a chunk
+// gets its own. Lists outlive the arena: they keep their values, grow onto the heap, and are
+// destroyed without freeing arena memory to the heap (the sanitised test run would catch that).
+TEST(ListArena, CarvesAlignedBlocksThatOutliveIt) {
+  Indices a, b, big, after;
+  codec::List<unsigned char> odd;
+  codec::List<std::string> names;
+  {
+    codec::ListArena arena;
+    json::Reader r(R"([[3,1,2],[9,8],["t0","a name longer than fifteen bytes"]])");
+    r.begin_array();
+    ASSERT_TRUE(r.next_element());
+    codec::decode(r, a);
+    ASSERT_TRUE(r.next_element());
+    codec::decode(r, b);
+    EXPECT_EQ(b.data(), a.data() + a.size()) << "the second list starts where the first ends";
+    odd.assign({1, 2, 3});
+    ASSERT_TRUE(r.next_element());
+    codec::decode(r, names);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(names.data()) % alignof(std::string), 0U);
+    EXPECT_GE(reinterpret_cast<const unsigned char*>(names.data()), odd.data() + odd.size());
+    EXPECT_LT(reinterpret_cast<const unsigned char*>(names.data()), odd.data() + odd.size() + alignof(std::string));
+    big.resize(std::size_t{3} << 17);  // 3 MiB: more than the chunks taken so far
+    big.back() = 42;
+  }
+  after.assign({4, 5, 6});
+  Indices next{7};
+  EXPECT_NE(next.data(), after.data() + after.size()) << "closed: heap blocks again";
+  EXPECT_EQ(a, (Indices{3, 1, 2}));
+  EXPECT_EQ(b, (Indices{9, 8}));
+  EXPECT_EQ(names, (codec::List<std::string>{"t0", "a name longer than fifteen bytes"}));
+  EXPECT_EQ(big.back(), 42);
+  const Index* was = a.data();
+  for (Index i = 0; i < 100; ++i) a.push_back(i);  // grows onto the heap; the arena block is left
+  EXPECT_NE(a.data(), was);
+  EXPECT_EQ(a[2], 2);
+  EXPECT_EQ(a.back(), 99);
+  Indices copy = b;  // a copy made after it closed is a heap block
+  EXPECT_EQ(copy, b);
+  a = Indices{};
+  big.clear();
+  big.shrink_to_fit();
+}
+
 }  // namespace
 }  // namespace plancert
