@@ -28,6 +28,8 @@ using codec::field, codec::Attrs;  // Attrs: annotations (core/codec.h)
 using Index = std::int64_t;
 /// A list of indices (a List: 16 bytes, five in every command).
 using Indices = codec::List<Index>;
+/// An interned name (8 bytes): rules and implementations.
+using Name = codec::Name;
 
 /// How an entity came to be.
 enum class LineageKind { derived, introduced };
@@ -69,7 +71,7 @@ enum class MemoryCategory { activations, activations_peak, capacity, kv_cache, o
 /// Provenance of an entity: the rule that produced it and the parent entities it came from.
 struct Lineage {
   LineageKind kind = LineageKind::introduced;  ///< derived from sources, or introduced by the rule
-  std::string rule;                            ///< declared rule name
+  Name rule;                                   ///< declared rule name
   codec::List<std::string> sources;            ///< ids of parent-snapshot entities
   /// Reflected fields.
   PLANCERT_FIELDS(Lineage, kind, rule, sources)
@@ -390,7 +392,7 @@ struct Command {
   Index device = 0;            ///< device that executes it
   CommandKind kind = CommandKind::launch;  ///< command kind
   std::string id;              ///< stable id
-  std::string implementation;  ///< chosen implementation
+  Name implementation;         ///< chosen implementation
   Lineage lineage;             ///< provenance (the portable task)
   Attrs attrs;                 ///< annotations
   std::int64_t repeat = 1;     ///< identical sequential instances of its portable task it runs (WORK-4)

@@ -443,7 +443,7 @@ def map_type(ir: IrModel, typ: str, jname: str | None = None) -> dict:
     m = re.fullmatch(r"std::optional<(.+)>", typ)
     if m:
         return {"anyOf": [{"type": "null"}, map_type(ir, m.group(1))]}
-    if typ == "std::string":
+    if typ in ("std::string", "Name"):  # Name: an interned string (core/codec.h)
         return _ref("Id") if jname == "id" else {"type": "string"}
     if typ == "bool":
         return {"type": "boolean"}

@@ -409,7 +409,7 @@ void portable_to_concrete(check::Ctx& c, const PortablePlanIR& pp, const Concret
     if (cmd.kind != kCommand[static_cast<std::size_t>(t.kind)] || cmd.repeat < 1 || !same_work(cmd.work, t.work))
       c.err("WORK-4", at("commands", v), "a command of task " + in_quotes(t.id) + " must have its kind and work and repeat >= 1");
     instances[(static_cast<std::uint64_t>(it->second) << 32) | static_cast<std::uint32_t>(cmd.device)] += cmd.repeat;
-    auto im = impl_of.find(cmd.implementation);
+    auto im = impl_of.find(cmd.implementation.str());
     const auto& has = runs[static_cast<std::size_t>(cmd.device)];
     for (const auto& r : t.requires_)
       if (im == impl_of.end() || std::none_of(im->second->provides.begin(), im->second->provides.end(), [&](const Capability& x) { return same(x, r); }) ||

@@ -128,7 +128,7 @@ void identity(Ctx& c, const P& p, std::size_t layer, bool root) {
     if (slot[k]) c.err("ID-1", at(array, i, "id"), "id \"" + id + "\" is not unique", {"first used at " + at(entry().array, entry().index)});
     else { first.push_back({&id, array.data(), i}); slot[k] = tag | first.size(); }
     if (lin) {
-      if (!declared.count(lin->rule)) c.err("LINEAGE-1", at(array, i, "lineage/rule"), "rule \"" + lin->rule + "\" is not declared in /payload/rules");
+      if (!declared.count(lin->rule.str())) c.err("LINEAGE-1", at(array, i, "lineage/rule"), "rule \"" + lin->rule.str() + "\" is not declared in /payload/rules");
       if (root && (lin->kind != LineageKind::introduced || !lin->sources.empty()))
         c.err("LINEAGE-1", at(array, i, "lineage"), "a root snapshot has no parent, so its entities must be introduced with no sources");
       if (!root && (lin->kind != LineageKind::derived || lin->sources.empty()))

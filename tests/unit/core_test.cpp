@@ -133,13 +133,15 @@ TEST(Expr, CopiesShareButNeverAlias) {
 }
 
 // The IR's lists are 16 bytes (a 32-bit size): the five index lists of a command cost 80 bytes,
-// not 120 (README, Performance, session 21). A larger List or Command fails here, not only in
-// a benchmark nobody reads.
-TEST(List, SixteenBytesSoACommandIs296) {
+// not 120 (README, Performance, session 21); its implementation and lineage rule are interned
+// Names of 8 bytes, not 32 (session 26). A larger List or Command fails here, not only in a
+// benchmark nobody reads.
+TEST(List, SixteenBytesSoACommandIs248) {
   EXPECT_EQ(sizeof(Indices), 16U);
   EXPECT_EQ(sizeof(Attrs), 16U);
   EXPECT_EQ(sizeof(codec::List<std::string>), 16U);
-  EXPECT_LE(sizeof(Command), 296U);
+  EXPECT_EQ(sizeof(Name), 8U);
+  EXPECT_LE(sizeof(Command), 248U);
 }
 
 // A List decodes from and encodes to the same canonical array as a std::vector.
@@ -183,6 +185,37 @@ TEST(List, InsertTakesACopyNotAReferenceIntoTheList) {
   x.shrink_to_fit();
   x.push_back(Index{x[0]});
   EXPECT_EQ(x, (Indices{5, 5}));
+}
+
+// Name (core/codec.h): equal texts are one interned copy, whichever way the name was made or
+// read; it compares, appends and round-trips as its text, and a Name differing in one byte
+// (same length and end bytes, so the same slot of the recent-names cache) is a different name.
+TEST(Name, EqualTextsShareOneCopy) {
+  const Name a("nccl.all_reduce"), b(std::string("nccl.") + "all_reduce"), c(std::string_view("nccl.all_reducX").substr(0, 14));
+  EXPECT_EQ(&a.str(), &b.str());
+  EXPECT_TRUE(a == b);
+  EXPECT_TRUE(a == "nccl.all_reduce");
+  EXPECT_TRUE(a == std::string("nccl.all_reduce"));
+  EXPECT_FALSE(a == "nccl.all_reducf");
+  const Name d("nccl.all_rXduce");  // same length, first and last byte as a
+  EXPECT_FALSE(a == d);
+  EXPECT_EQ(d.str(), "nccl.all_rXduce");
+  EXPECT_EQ(Name("nccl.all_reduce").str(), "nccl.all_reduce") << "after d took the cache slot";
+  EXPECT_EQ(c.str(), "nccl.all_reduc");
+  EXPECT_TRUE(Name() == "");
+  EXPECT_TRUE(Name("") == Name());
+  Name e = a;
+  e += ".edited";
+  EXPECT_EQ(e.str(), "nccl.all_reduce.edited");
+  EXPECT_EQ(a.str(), "nccl.all_reduce") << "appending made a new name";
+  EXPECT_LT(Name("a.b"), Name("a.c"));
+  json::Reader r(R"("nccl.all_reduce")");
+  Name f;
+  codec::decode(r, f);
+  EXPECT_EQ(&f.str(), &a.str());
+  EXPECT_EQ(codec::to_canonical(f), R"("nccl.all_reduce")");
+  const std::string& as_string = a;  // reads as a const std::string&
+  EXPECT_EQ(as_string, "nccl.all_reduce");
 }
 
 // ListArena (core/codec.h): while open, List blocks are carved one after another from a chunk
