@@ -67,22 +67,22 @@ class ListArena {
     if (at > s.end || bytes > s.end - at) {  // a new chunk (the rest of the last one is left unused)
       const std::size_t size = std::max(s.next, bytes);
       s.chunks.reserve(s.chunks.size() + 1);  // before the chunk: a throw cannot lose it
-      s.end = (at = reinterpret_cast<std::uintptr_t>(::operator new(size))) + size, s.next = std::min(2 * s.next, std::size_t{64} << 20);
-      s.chunks.emplace_back(at, s.end);
+      void* chunk = s.chunks.emplace_back(::operator new(size), size).first;  // kept as a pointer: reachable, not a leak, to leak checkers
+      s.end = (at = reinterpret_cast<std::uintptr_t>(chunk)) + size, s.next = std::min(2 * s.next, std::size_t{64} << 20);
     }
     s.at = at + bytes;
     return reinterpret_cast<void*>(at);
   }
   /// Returns a heap block to the heap; an arena block stays (a few chunks to search).
   static void deallocate(void* p, std::size_t bytes) noexcept {
-    for (const auto& [begin, end] : state().chunks) if (reinterpret_cast<std::uintptr_t>(p) - begin < end - begin) return;
+    for (const auto& [begin, size] : state().chunks) if (reinterpret_cast<std::uintptr_t>(p) - reinterpret_cast<std::uintptr_t>(begin) < size) return;
     ::operator delete(p, bytes);
   }
 
  private:
-  // Every chunk ever taken, [begin, end); the free rest [at, end) of the last one; its successor's size.
-  struct State { std::vector<std::pair<std::uintptr_t, std::uintptr_t>> chunks; std::uintptr_t at = 0, end = 0; std::size_t next = std::size_t{1} << 20; int open = 0; };
-  static State& state() { static State s; return s; }
+  // Every chunk ever taken (start, size); the free rest [at, end) of the last one; its successor's size.
+  struct State { std::vector<std::pair<void*, std::size_t>> chunks; std::uintptr_t at = 0, end = 0; std::size_t next = std::size_t{1} << 20; int open = 0; };
+  static State& state() { static State& s = *new State; return s; }  // never destroyed: the chunks stay reachable to the end
 };
 
 /// The allocator of List: ListArena's.
