@@ -18,8 +18,10 @@
 #include <array>
 #include <bit>
 #include <charconv>
+#include <concepts>
 #include <new>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -126,13 +128,11 @@ class Name {
   /// Same text.
   template <class S> requires std::is_convertible_v<const S&, std::string_view>
   friend bool operator==(const Name& a, const S& b) { return *a.s_ == std::string_view(b); }
-  /// Text order.
-  friend auto operator<=>(const Name& a, const Name& b) { return *a.s_ <=> *b.s_; }
 
  private:
   struct Hash { using is_transparent = void; std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); } };
   static const std::string& intern(std::string_view s) {  // the names read last, direct-mapped by length and end bytes, before the table
-    static std::unordered_set<std::string, Hash, std::equal_to<>> table;
+    static auto& table = *new std::unordered_set<std::string, Hash, std::equal_to<>>;  // never destroyed: outlives every Name
     static std::array<const std::string*, 64> seen{};
     const std::string*& hit = seen[(s.size() * 7 + (s.empty() ? 0U : s.front() * 3U + static_cast<unsigned char>(s.back()))) % 64];
     if (hit != nullptr && *hit == s) return *hit;
@@ -224,11 +224,12 @@ inline void decode(json::Reader& r, Name& v) { v = r.text(); }
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 inline void decode(json::Reader& r, bool& v) { v = r.boolean(); }
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
-inline void decode(json::Reader& r, std::int64_t& v) {
+template <std::signed_integral I> requires(sizeof(I) >= 4)
+void decode(json::Reader& r, I& v) {
   std::string_view t = r.integer();
-  if (t.size() < 19 && t[0] != '-') { v = 0; for (char d : t) v = 10 * v + (d - '0'); return; }  // cannot overflow
+  if (t.size() <= std::numeric_limits<I>::digits10 && t[0] != '-') { v = 0; for (char d : t) v = static_cast<I>(10 * v + (d - '0')); return; }  // cannot overflow
   auto res = std::from_chars(t.data(), t.data() + t.size(), v);
-  if (res.ec != std::errc() || res.ptr != t.data() + t.size()) r.fail("SCHEMA-8", "integer out of the 64-bit range: " + std::string(t));
+  if (res.ec != std::errc() || res.ptr != t.data() + t.size()) r.fail("SCHEMA-8", "integer out of the " + std::to_string(8 * sizeof(I)) + "-bit range: " + std::string(t));
 }
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 inline void decode(json::Reader& r, Int& v) {
@@ -363,7 +364,7 @@ inline void encode(json::Writer& w, const Name& v) { w.string(v.str()); }
 /// Encodes one value canonically.
 inline void encode(json::Writer& w, bool v) { w.boolean(v); }
 /// Encodes one value canonically.
-inline void encode(json::Writer& w, std::int64_t v) { w.integer(v); }
+template <std::signed_integral I> void encode(json::Writer& w, I v) { w.integer(v); }
 /// Encodes one value canonically.
 inline void encode(json::Writer& w, const Int& v) { w.string(to_string(v)); }
 /// Encodes one value canonically.

@@ -26,8 +26,9 @@ namespace plancert {
 using codec::field, codec::Attrs;  // Attrs: annotations (core/codec.h)
 /// An index into an array of the same snapshot.
 using Index = std::int64_t;
-/// A list of indices (a List: 16 bytes, five in every command).
-using Indices = codec::List<Index>;
+/// A list of indices: a List (16 bytes, five in every command) of 32-bit indices, 4 bytes each;
+/// an element outside the signed 32-bit range is SCHEMA-8.
+using Indices = codec::List<std::int32_t>;
 /// An interned name (8 bytes): rules and implementations.
 using Name = codec::Name;
 

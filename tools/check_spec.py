@@ -428,7 +428,8 @@ COMMON_DEFS = {
              "type": "string", "minLength": 1, "maxLength": 16384, "pattern": "^[-+*/^(),0-9A-Za-z_]+$"},
     "Int64": {"description": "JSON integer in the signed 64-bit range (SCHEMA-8).", "type": "integer", "minimum": INT64_MIN, "maximum": INT64_MAX},
     "Index": {"description": "Index into an array of the same snapshot (REF-1), a JSON integer in the signed 64-bit range.", "type": "integer", "minimum": INT64_MIN, "maximum": INT64_MAX},
-    "Indices": {"description": "A list of indices.", "type": "array", "items": _ref("Index"), "maxItems": UINT32_MAX},
+    "Indices": {"description": "A list of indices (REF-1), each a JSON integer in the signed 32-bit range (SCHEMA-8).", "type": "array",
+                "items": {"type": "integer", "minimum": -2**31, "maximum": 2**31 - 1}, "maxItems": UINT32_MAX},
     "Attrs": {"description": "Free-form string annotations; each layer reserves some names (ATTR-1).", "type": "object", "additionalProperties": {"type": "string"},
               "maxProperties": UINT32_MAX},
 }

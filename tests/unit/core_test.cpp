@@ -208,7 +208,7 @@ TEST(Name, EqualTextsShareOneCopy) {
   e += ".edited";
   EXPECT_EQ(e.str(), "nccl.all_reduce.edited");
   EXPECT_EQ(a.str(), "nccl.all_reduce") << "appending made a new name";
-  EXPECT_LT(Name("a.b"), Name("a.c"));
+  EXPECT_LT(Name("a.b").str(), Name("a.c").str());
   json::Reader r(R"("nccl.all_reduce")");
   Name f;
   codec::decode(r, f);
@@ -251,8 +251,8 @@ TEST(ListArena, CarvesAlignedBlocksThatOutliveIt) {
   EXPECT_EQ(b, (Indices{9, 8}));
   EXPECT_EQ(names, (codec::List<std::string>{"t0", "a name longer than fifteen bytes"}));
   EXPECT_EQ(big.back(), 42);
-  const Index* was = a.data();
-  for (Index i = 0; i < 100; ++i) a.push_back(i);  // grows onto the heap; the arena block is left
+  const auto* was = a.data();
+  for (std::int32_t i = 0; i < 100; ++i) a.push_back(i);  // grows onto the heap; the arena block is left
   EXPECT_NE(a.data(), was);
   EXPECT_EQ(a[2], 2);
   EXPECT_EQ(a.back(), 99);

@@ -134,6 +134,32 @@ TEST(Json, Int64DecodesExactlyAtEveryLengthAndRejectsOverflow) {
   EXPECT_EQ(dec("10"), "10");
 }
 
+// Index lists hold 32-bit elements (core/ir.h Indices): up to 9 digits are summed in place, and
+// an element outside -2^31 .. 2^31-1 is SCHEMA-8 at the element's path, never truncated.
+TEST(Json, Int32IndexListsDecodeExactlyAndRejectOverflow) {
+  auto dec = [](std::string_view text) -> std::string {
+    json::Reader r(text);
+    Indices v;
+    try { codec::decode(r, v); } catch (const InputError& e) { return e.diag.code + " " + e.diag.path; }
+    std::string out;
+    for (auto x : v) out += std::to_string(x) + ",";
+    return out;
+  };
+  std::string digits;
+  for (int k = 1; k <= 10; ++k) {
+    digits += static_cast<char>('0' + k % 10);
+    if (k <= 9) {
+      EXPECT_EQ(dec("[" + digits + ",-" + digits + "]"), digits + ",-" + digits + ",");
+    }
+  }
+  EXPECT_EQ(dec("[2147483647,-2147483648,0]"), "2147483647,-2147483648,0,");
+  EXPECT_EQ(dec("[0,2147483648]"), "SCHEMA-8 /1");
+  EXPECT_EQ(dec("[-2147483649]"), "SCHEMA-8 /0");
+  EXPECT_EQ(dec("[" + digits + "]"), digits + ",");  // ten digits (1234567890): fits, by the checked way
+  EXPECT_EQ(dec("[4294967296]"), "SCHEMA-8 /0");      // 2^32: would wrap to 0
+  EXPECT_EQ(dec("[99999999999999999999]"), "SCHEMA-8 /0");
+}
+
 TEST(Json, SnapshotDecodeErrorsCarryCodeAndPointer) {
   EXPECT_EQ(code_of(kEmptyModel), "ok");
   EXPECT_EQ(code_of(""), "JSON-1 ");
