@@ -24,11 +24,10 @@
 namespace plancert {
 
 using codec::field, codec::Attrs;  // Attrs: annotations (core/codec.h)
-/// An index into an array of the same snapshot.
-using Index = std::int64_t;
-/// A list of indices: a List (16 bytes, five in every command) of 32-bit indices, 4 bytes each;
-/// an element outside the signed 32-bit range is SCHEMA-8.
-using Indices = codec::List<std::int32_t>;
+/// An index into an array of the same snapshot: 32 bits (SCHEMA-8 outside -2^31 .. 2^31-1).
+using Index = std::int32_t;
+/// A list of indices (a List: 16 bytes, five in every command; 4 bytes an index).
+using Indices = codec::List<Index>;
 /// An interned name (8 bytes): rules and implementations.
 using Name = codec::Name;
 

@@ -389,7 +389,7 @@ Snapshot<DistributedTaskIR> build_distributed(const Snapshot<ModelIR>& parent, c
       s.lineage = derived("dist.p2p", {op.id});
       s.dependencies = {cur};
       s.peer = recv;
-      s.ranks = {src};
+      s.ranks = {static_cast<Index>(src)};
       s.repeat = mb;
       s.value = m.values[static_cast<std::size_t>(op.outputs.at(0))].id;
       s.work.message_bytes = op.work.write_bytes;
@@ -398,7 +398,7 @@ Snapshot<DistributedTaskIR> build_distributed(const Snapshot<ModelIR>& parent, c
       v.kind = TaskKind::recv;
       v.dependencies = {send};
       v.peer = send;
-      v.ranks = {dst};
+      v.ranks = {static_cast<Index>(dst)};
       add(std::move(s));
       cur = add(std::move(v));
     }

@@ -427,9 +427,9 @@ COMMON_DEFS = {
     "Expr": {"description": "Exact symbolic quantity: the canonical text of a polynomial over Q with ceil/floor/max/min nodes, e.g. 3/2*B*S^2-7 (SCHEMA-7); at most 16384 characters (SCHEMA-8). The pattern only restricts the alphabet.",
              "type": "string", "minLength": 1, "maxLength": 16384, "pattern": "^[-+*/^(),0-9A-Za-z_]+$"},
     "Int64": {"description": "JSON integer in the signed 64-bit range (SCHEMA-8).", "type": "integer", "minimum": INT64_MIN, "maximum": INT64_MAX},
-    "Index": {"description": "Index into an array of the same snapshot (REF-1), a JSON integer in the signed 64-bit range.", "type": "integer", "minimum": INT64_MIN, "maximum": INT64_MAX},
-    "Indices": {"description": "A list of indices (REF-1), each a JSON integer in the signed 32-bit range (SCHEMA-8).", "type": "array",
-                "items": {"type": "integer", "minimum": -2**31, "maximum": 2**31 - 1}, "maxItems": UINT32_MAX},
+    "Index": {"description": "Index into an array of the same snapshot (REF-1), a JSON integer in the signed 32-bit range (SCHEMA-8).",
+              "type": "integer", "minimum": -2**31, "maximum": 2**31 - 1},
+    "Indices": {"description": "A list of indices.", "type": "array", "items": _ref("Index"), "maxItems": UINT32_MAX},
     "Attrs": {"description": "Free-form string annotations; each layer reserves some names (ATTR-1).", "type": "object", "additionalProperties": {"type": "string"},
               "maxProperties": UINT32_MAX},
 }

@@ -1391,7 +1391,7 @@ def build(chain: Chain) -> Corpus:
           edit(db, '"microbatches":2', '"microbatches":99999999999999999999'))
     k.raw("SCHEMA-8", "integer-below-64-bits", "shard dim -9223372036854775809 (< -2^63)",
           edit(db, '"dim":-1', '"dim":-9223372036854775809'))
-    k.snapshot("SCHEMA-8", "index-beyond-32-bits", Q, "command 1's dependency 2147483648 (index lists hold 32-bit elements: > 2^31 - 1)",
+    k.snapshot("SCHEMA-8", "index-beyond-32-bits", Q, "command 1's dependency 2147483648 (indices are 32-bit: > 2^31 - 1)",
                mutate=lambda p: p["commands"][1]["dependencies"].__setitem__(0, 2147483648))
 
     # ---- CONFIG (plancert certify: model, strategy, system files and Megatron-LM flags) ----

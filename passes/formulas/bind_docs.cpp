@@ -39,8 +39,8 @@ PortablePlanIR plan_of(const std::vector<Buf>& bufs, std::int64_t tasks, std::in
     t.kind = TaskKind::compute;
     t.phase = Phase::forward;
     t.group = "compute";
-    t.ranks = {j % ranks};
-    if (j >= 2) t.dependencies = {j - 2};
+    t.ranks = {static_cast<Index>(j % ranks)};
+    if (j >= 2) t.dependencies = {static_cast<Index>(j - 2)};
     t.lineage = Lineage{LineageKind::derived, "formula-check", {t.id}};
     p.tasks.push_back(std::move(t));
   }
@@ -52,7 +52,7 @@ PortablePlanIR plan_of(const std::vector<Buf>& bufs, std::int64_t tasks, std::in
     b.storage = Storage::transient;
     b.size = Expr(static_cast<long long>(bufs[i].size));
     b.alignment = bufs[i].alignment;
-    b.consumers = {bufs[i].reader};
+    b.consumers = {static_cast<Index>(bufs[i].reader)};
     b.lineage = Lineage{LineageKind::derived, "formula-check", {b.id}};
     p.tasks[static_cast<std::size_t>(bufs[i].reader)].inputs.push_back(static_cast<Index>(i));
     p.buffers.push_back(std::move(b));

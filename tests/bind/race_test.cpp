@@ -326,7 +326,7 @@ ConcretePlanIR million(std::size_t n) {
     c.lineage = lin;
     p.buffers.push_back(ConcreteBuffer{256, "b" + std::to_string(v), lin, Int(qi % 3 * kRing * kSize + slot * kSize), static_cast<Index>(d), Int(kSize), Storage::transient});
     c.writes = {static_cast<Index>(v)};
-    if (last_buffer[qi] >= 0) c.reads = {last_buffer[qi]};
+    if (last_buffer[qi] >= 0) c.reads = {static_cast<Index>(last_buffer[qi])};
     if (std::int64_t r = ring_reader[qi][slot]; r >= 0) {  // a transfer read the old buffer of these bytes
       p.tokens.push_back(Token{"k" + std::to_string(p.tokens.size())});
       p.commands[static_cast<std::size_t>(r)].signals.push_back(static_cast<Index>(p.tokens.size() - 1));

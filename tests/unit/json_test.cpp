@@ -134,8 +134,8 @@ TEST(Json, Int64DecodesExactlyAtEveryLengthAndRejectsOverflow) {
   EXPECT_EQ(dec("10"), "10");
 }
 
-// Index lists hold 32-bit elements (core/ir.h Indices): up to 9 digits are summed in place, and
-// an element outside -2^31 .. 2^31-1 is SCHEMA-8 at the element's path, never truncated.
+// Indices are 32-bit (core/ir.h Index), alone and in lists: up to 9 digits are summed in place,
+// and an index outside -2^31 .. 2^31-1 is SCHEMA-8 at its path, never truncated.
 TEST(Json, Int32IndexListsDecodeExactlyAndRejectOverflow) {
   auto dec = [](std::string_view text) -> std::string {
     json::Reader r(text);
@@ -158,6 +158,11 @@ TEST(Json, Int32IndexListsDecodeExactlyAndRejectOverflow) {
   EXPECT_EQ(dec("[" + digits + "]"), digits + ",");  // ten digits (1234567890): fits, by the checked way
   EXPECT_EQ(dec("[4294967296]"), "SCHEMA-8 /0");      // 2^32: would wrap to 0
   EXPECT_EQ(dec("[99999999999999999999]"), "SCHEMA-8 /0");
+  for (std::string_view text : {"2147483648", "-2147483649", "4294967296"}) {  // a lone index (a device, a region, ...) too
+    json::Reader r(text);
+    Index one = 7;
+    try { codec::decode(r, one); ADD_FAILURE() << text << " decoded as " << one; } catch (const InputError& e) { EXPECT_EQ(e.diag.code, "SCHEMA-8") << text; }
+  }
 }
 
 TEST(Json, SnapshotDecodeErrorsCarryCodeAndPointer) {
