@@ -290,11 +290,11 @@ void decode(json::Reader& r, V& v) {
   if constexpr (std::is_arithmetic_v<typename V::value_type> || std::is_same_v<typename V::value_type, std::string>) {  // into reused scratch, then one
     thread_local std::vector<typename V::value_type> scratch;  // allocation of the exact size, not 1, 2, 4, ... (an element decodes no array: no reentry)
     for (scratch.clear(); r.next_element();) decode(r, scratch.emplace_back());
-    if (scratch.size() > v.max_size()) r.fail("SCHEMA-5", "array too long");
+    if (scratch.size() > std::min<std::size_t>(v.max_size(), INT32_MAX)) r.fail("SCHEMA-8", "array of more than 2^31 - 1 elements");
     return v.assign(std::make_move_iterator(scratch.begin()), std::make_move_iterator(scratch.end()));
   }
   for (const std::size_t from = r.offset(); r.next_element();) {
-    if (v.size() == v.max_size()) r.fail("SCHEMA-5", "array too long");
+    if (v.size() >= std::min<std::size_t>(v.max_size(), INT32_MAX)) r.fail("SCHEMA-8", "array of more than 2^31 - 1 elements");  // every position is an Index
     decode(r, v.emplace_back());
     if (Reflected<typename V::value_type> && v.size() == 4096) {  // a long array of structs: reserve once, a guess from the rest of the input
       try { v.reserve(r.reserve_hint(from, v.size(), sizeof(typename V::value_type))); } catch (const std::bad_alloc&) {}  // refused: grow as usual
