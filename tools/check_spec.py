@@ -57,7 +57,8 @@ ID_RE = re.compile(r"^([A-Z][A-Z0-9]*)-([1-9][0-9]*)$")
 LITERAL_ID_RE = re.compile(r"^[A-Z][A-Z0-9]*-[0-9]+$")
 ANNOTATIONS = {"title", "description", "$comment", "examples"}
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-UINT32_MAX = 2**32 - 1  # the most elements a codec::List holds
+UINT32_MAX = 2**32 - 1  # the most entries a codec::List (an Attrs map) holds
+ARRAY_MAX = 2**31 - 1  # the most elements the decoder accepts in any array: every position is an Index (SCHEMA-8)
 SOFT_EXIT = "(a) exit_for_code() classes"
 
 
@@ -429,7 +430,7 @@ COMMON_DEFS = {
     "Int64": {"description": "JSON integer in the signed 64-bit range (SCHEMA-8).", "type": "integer", "minimum": INT64_MIN, "maximum": INT64_MAX},
     "Index": {"description": "Index into an array of the same snapshot (REF-1), a JSON integer in the signed 32-bit range (SCHEMA-8).",
               "type": "integer", "minimum": -2**31, "maximum": 2**31 - 1},
-    "Indices": {"description": "A list of indices.", "type": "array", "items": _ref("Index"), "maxItems": UINT32_MAX},
+    "Indices": {"description": "A list of indices.", "type": "array", "items": _ref("Index"), "maxItems": ARRAY_MAX},
     "Attrs": {"description": "Free-form string annotations; each layer reserves some names (ATTR-1).", "type": "object", "additionalProperties": {"type": "string"},
               "maxProperties": UINT32_MAX},
 }
@@ -439,8 +440,8 @@ LEAF_TYPES = {"Index", "Indices", "Attrs", "Int", "Rat", "Expr"}
 def map_type(ir: IrModel, typ: str, jname: str | None = None) -> dict:
     typ = typ.strip()
     m = re.fullmatch(r"(std::vector|codec::List)<(.+)>", typ)
-    if m:  # a List holds at most 2^32 - 1 elements (32-bit size, core/codec.h)
-        return {"type": "array", "items": map_type(ir, m.group(2))} | ({"maxItems": UINT32_MAX} if m.group(1) == "codec::List" else {})
+    if m:  # any array: at most 2^31 - 1 elements (core/codec.h decode, SCHEMA-8)
+        return {"type": "array", "items": map_type(ir, m.group(2)), "maxItems": ARRAY_MAX}
     m = re.fullmatch(r"std::optional<(.+)>", typ)
     if m:
         return {"anyOf": [{"type": "null"}, map_type(ir, m.group(1))]}

@@ -146,23 +146,26 @@ TEST(Json, Int32IndexListsDecodeExactlyAndRejectOverflow) {
     return out;
   };
   std::string digits;
-  for (int k = 1; k <= 10; ++k) {
-    digits += static_cast<char>('0' + k % 10);
-    if (k <= 9) {
-      EXPECT_EQ(dec("[" + digits + ",-" + digits + "]"), digits + ",-" + digits + ",");
-    }
+  for (char d = '1'; d <= '9'; ++d) {
+    digits += d;
+    EXPECT_EQ(dec("[" + digits + ",-" + digits + "]"), digits + ",-" + digits + ",");
   }
+  digits += '0';
   EXPECT_EQ(dec("[2147483647,-2147483648,0]"), "2147483647,-2147483648,0,");
   EXPECT_EQ(dec("[0,2147483648]"), "SCHEMA-8 /1");
   EXPECT_EQ(dec("[-2147483649]"), "SCHEMA-8 /0");
   EXPECT_EQ(dec("[" + digits + "]"), digits + ",");  // ten digits (1234567890): fits, by the checked way
   EXPECT_EQ(dec("[4294967296]"), "SCHEMA-8 /0");      // 2^32: would wrap to 0
   EXPECT_EQ(dec("[99999999999999999999]"), "SCHEMA-8 /0");
-  for (std::string_view text : {"2147483648", "-2147483649", "4294967296"}) {  // a lone index (a device, a region, ...) too
+  auto lone = [](std::string_view text) -> std::string {  // a lone index (a device, a region, ...) too
     json::Reader r(text);
     Index one = 7;
-    try { codec::decode(r, one); ADD_FAILURE() << text << " decoded as " << one; } catch (const InputError& e) { EXPECT_EQ(e.diag.code, "SCHEMA-8") << text; }
-  }
+    try { codec::decode(r, one); } catch (const InputError& e) { return e.diag.code; }
+    return std::to_string(one);
+  };
+  EXPECT_EQ(lone("2147483647"), "2147483647");
+  EXPECT_EQ(lone("-2147483648"), "-2147483648");
+  for (std::string_view text : {"2147483648", "-2147483649", "4294967296"}) EXPECT_EQ(lone(text), "SCHEMA-8") << text;
 }
 
 TEST(Json, SnapshotDecodeErrorsCarryCodeAndPointer) {
