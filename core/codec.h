@@ -34,8 +34,9 @@ namespace plancert::codec {
 
 /// A vector whose size and capacity are 32-bit: 16 bytes where std::vector takes 24. The lists
 /// every entity holds (index lists, lineage sources, annotations) are Lists: a 1M-command plan
-/// is 40 MB smaller for its five index lists a command. At most 2^32 - 1 elements: decoding
-/// refuses a longer array (SCHEMA-5).
+/// is 40 MB smaller for its five index lists a command. Decoding refuses an array of more than
+/// 2^31 - 1 elements (SCHEMA-8), so every position fits an Index; a List built in code holds up
+/// to 2^32 - 1.
 ///
 /// One difference from std::vector matters to code that edits IR: the value handed to
 /// `insert`, `emplace`, `push_back` or `emplace_back` must not be a reference into the same
@@ -76,9 +77,9 @@ class ListArena {
     return reinterpret_cast<void*>(at);
   }
   /// Returns a heap block to the heap; an arena block stays (a few chunks to search).
-  static void deallocate(void* p, std::size_t bytes) noexcept {
+  static void deallocate(void* p) noexcept {
     for (const auto& [begin, size] : state().chunks) if (reinterpret_cast<std::uintptr_t>(p) - reinterpret_cast<std::uintptr_t>(begin) < size) return;
-    ::operator delete(p, bytes);
+    ::operator delete(p);  // unsized: clang declares the sized form only with -fsized-deallocation
   }
 
  private:
@@ -97,7 +98,7 @@ struct ListAlloc {
   /// n elements.
   T* allocate(std::size_t n) { static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__); return static_cast<T*>(ListArena::allocate(n * sizeof(T), alignof(T))); }
   /// Frees what allocate() gave.
-  void deallocate(T* p, std::size_t n) noexcept { ListArena::deallocate(p, n * sizeof(T)); }
+  void deallocate(T* p, std::size_t) noexcept { ListArena::deallocate(p); }
   /// Stateless: all are equal.
   friend bool operator==(const ListAlloc&, const ListAlloc&) noexcept { return true; }
 };

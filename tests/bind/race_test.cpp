@@ -366,7 +366,7 @@ TEST(RaceScale, SmallVersionAgreesWithBruteForce) {
 // happens-before takes its order from the cycle search): the same verdicts.
 ConcretePlanIR reversed(ConcretePlanIR p) {
   const auto n = static_cast<Index>(p.commands.size());
-  auto flip = [&](Indices& xs) { for (auto& x : xs) x = static_cast<std::int32_t>(n - 1 - x); };
+  auto flip = [&](Indices& xs) { for (auto& x : xs) x = static_cast<Index>(n - 1 - x); };
   std::reverse(p.commands.begin(), p.commands.end());
   for (auto& c : p.commands) flip(c.dependencies);
   for (auto& q : p.queue->queues) flip(q.commands);

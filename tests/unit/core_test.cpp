@@ -252,7 +252,7 @@ TEST(ListArena, CarvesAlignedBlocksThatOutliveIt) {
   EXPECT_EQ(names, (codec::List<std::string>{"t0", "a name longer than fifteen bytes"}));
   EXPECT_EQ(big.back(), 42);
   const auto* was = a.data();
-  for (std::int32_t i = 0; i < 100; ++i) a.push_back(i);  // grows onto the heap; the arena block is left
+  for (Index i = 0; i < 100; ++i) a.push_back(i);  // grows onto the heap; the arena block is left
   EXPECT_NE(a.data(), was);
   EXPECT_EQ(a[2], 2);
   EXPECT_EQ(a.back(), 99);
