@@ -312,7 +312,8 @@ void decode(json::Reader& r, std::optional<T>& v) {
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 /// The entries are read in text order and sorted once at the end, so an object of n keys in
 /// any order takes O(n log n) (inserting each into the flat map would move O(n) entries).
-/// A repeated key is reported with the object's path.
+/// A repeated key is reported with the object's path; more than 2^31 - 1 entries, like an
+/// array's elements, is SCHEMA-8.
 inline void decode(json::Reader& r, Attrs& v) {
   if (r.peek() != json::Kind::Object) r.fail("SCHEMA-5", "expected an object");
   thread_local std::vector<std::pair<std::string, std::string>> seq;  // then one block of the exact size (a string decodes no object)
@@ -322,6 +323,7 @@ inline void decode(json::Reader& r, Attrs& v) {
     if (!seq.empty() && !(seq.back().first < key)) r.noncanonical();  // not in sorted order (or repeated)
     decode(r, seq.emplace_back(std::string(key), std::string()).second);
   }
+  if (seq.size() > INT32_MAX) r.fail("SCHEMA-8", "object of more than 2^31 - 1 annotations");  // the limit of an array
   std::sort(seq.begin(), seq.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   if (auto d = std::adjacent_find(seq.begin(), seq.end(), [](const auto& a, const auto& b) { return a.first == b.first; }); d != seq.end()) r.fail("JSON-2", "duplicate key \"" + d->first + "\"");
   v.adopt_sequence(boost::container::ordered_unique_range, Attrs::sequence_type(std::make_move_iterator(seq.begin()), std::make_move_iterator(seq.end())));

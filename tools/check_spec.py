@@ -57,8 +57,7 @@ ID_RE = re.compile(r"^([A-Z][A-Z0-9]*)-([1-9][0-9]*)$")
 LITERAL_ID_RE = re.compile(r"^[A-Z][A-Z0-9]*-[0-9]+$")
 ANNOTATIONS = {"title", "description", "$comment", "examples"}
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-UINT32_MAX = 2**32 - 1  # the most entries a codec::List (an Attrs map) holds
-ARRAY_MAX = 2**31 - 1  # the most elements the decoder accepts in any array: every position is an Index (SCHEMA-8)
+ARRAY_MAX = 2**31 - 1  # the most elements (entries of an Attrs object) the decoder accepts in any array: every position is an Index (SCHEMA-8)
 SOFT_EXIT = "(a) exit_for_code() classes"
 
 
@@ -432,7 +431,7 @@ COMMON_DEFS = {
               "type": "integer", "minimum": -2**31, "maximum": 2**31 - 1},
     "Indices": {"description": "A list of indices.", "type": "array", "items": _ref("Index"), "maxItems": ARRAY_MAX},
     "Attrs": {"description": "Free-form string annotations; each layer reserves some names (ATTR-1).", "type": "object", "additionalProperties": {"type": "string"},
-              "maxProperties": UINT32_MAX},
+              "maxProperties": ARRAY_MAX},
 }
 LEAF_TYPES = {"Index", "Indices", "Attrs", "Int", "Rat", "Expr"}
 
