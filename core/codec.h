@@ -219,9 +219,7 @@ std::string_view enum_name(E e) { return EnumNames<E>::names[static_cast<std::si
 /// Decode one JSON value into `v`; throw InputError (JSON-*, SCHEMA-*) on anything that is not
 /// the canonical encoding of a value of that type.
 ///@{
-inline void decode(json::Reader& r, std::string& v) { v = r.text(); }
-/// Decodes one value strictly (JSON-*, SCHEMA-* on error).
-inline void decode(json::Reader& r, Name& v) { v = r.text(); }
+template <class S> requires(std::same_as<S, std::string> || std::same_as<S, Name>) void decode(json::Reader& r, S& v) { v = r.text(); }
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 inline void decode(json::Reader& r, bool& v) { v = r.boolean(); }
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
@@ -276,6 +274,9 @@ void decode(json::Reader& r, E& v) {
 }
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 template <Vector V> void decode(json::Reader& r, V& v);
+/// SCHEMA-8 unless `n` <= 2^31 - 1: the most elements of an array (every position is an Index)
+/// and entries of an annotation object (a List holds them).
+inline void check_size(json::Reader& r, std::size_t n) { if (n > INT32_MAX) r.fail("SCHEMA-8", "array or object of more than 2^31 - 1 members"); }
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 template <class T> void decode(json::Reader& r, std::optional<T>& v);
 void decode(json::Reader& r, Attrs& v);
@@ -291,11 +292,11 @@ void decode(json::Reader& r, V& v) {
   if constexpr (std::is_arithmetic_v<typename V::value_type> || std::is_same_v<typename V::value_type, std::string>) {  // into reused scratch, then one
     thread_local std::vector<typename V::value_type> scratch;  // allocation of the exact size, not 1, 2, 4, ... (an element decodes no array: no reentry)
     for (scratch.clear(); r.next_element();) decode(r, scratch.emplace_back());
-    if (scratch.size() > std::min<std::size_t>(v.max_size(), INT32_MAX)) r.fail("SCHEMA-8", "array of more than 2^31 - 1 elements");
+    check_size(r, scratch.size());
     return v.assign(std::make_move_iterator(scratch.begin()), std::make_move_iterator(scratch.end()));
   }
   for (const std::size_t from = r.offset(); r.next_element();) {
-    if (v.size() >= std::min<std::size_t>(v.max_size(), INT32_MAX)) r.fail("SCHEMA-8", "array of more than 2^31 - 1 elements");  // every position is an Index
+    check_size(r, v.size() + 1);  // before the element: a List could not take it
     decode(r, v.emplace_back());
     if (Reflected<typename V::value_type> && v.size() == 4096) {  // a long array of structs: reserve once, a guess from the rest of the input
       try { v.reserve(r.reserve_hint(from, v.size(), sizeof(typename V::value_type))); } catch (const std::bad_alloc&) {}  // refused: grow as usual
@@ -323,7 +324,7 @@ inline void decode(json::Reader& r, Attrs& v) {
     if (!seq.empty() && !(seq.back().first < key)) r.noncanonical();  // not in sorted order (or repeated)
     decode(r, seq.emplace_back(std::string(key), std::string()).second);
   }
-  if (seq.size() > INT32_MAX) r.fail("SCHEMA-8", "object of more than 2^31 - 1 annotations");  // the limit of an array
+  check_size(r, seq.size());
   std::sort(seq.begin(), seq.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   if (auto d = std::adjacent_find(seq.begin(), seq.end(), [](const auto& a, const auto& b) { return a.first == b.first; }); d != seq.end()) r.fail("JSON-2", "duplicate key \"" + d->first + "\"");
   v.adopt_sequence(boost::container::ordered_unique_range, Attrs::sequence_type(std::make_move_iterator(seq.begin()), std::make_move_iterator(seq.end())));

@@ -168,6 +168,19 @@ TEST(Json, Int32IndexListsDecodeExactlyAndRejectOverflow) {
   for (std::string_view text : {"2147483648", "-2147483649", "4294967296"}) EXPECT_EQ(lone(text), "SCHEMA-8") << text;
 }
 
+// SCHEMA-8's size limit, shared by every array and annotation object: an input that reaches it
+// takes gigabytes, so its boundary is tested on the check that the decoders call.
+TEST(Json, ArraysAndAnnotationObjectsHoldAtMostInt32MaxMembers) {
+  json::Reader r("[]");
+  EXPECT_NO_THROW(codec::check_size(r, 2147483647U));
+  try {
+    codec::check_size(r, 2147483648U);
+    ADD_FAILURE() << "2^31 members accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.diag.code, "SCHEMA-8");
+  }
+}
+
 TEST(Json, SnapshotDecodeErrorsCarryCodeAndPointer) {
   EXPECT_EQ(code_of(kEmptyModel), "ok");
   EXPECT_EQ(code_of(""), "JSON-1 ");
