@@ -337,6 +337,13 @@ void decode(json::Reader& r, T& out) {
   constexpr std::size_t n = std::tuple_size_v<decltype(fs)>;
   static_assert(n <= 64);
   if (r.peek() != json::Kind::Object) r.fail("SCHEMA-5", "expected an object");
+  [[maybe_unused]] std::pair<std::string, T>* cached = nullptr;  // T::kRepeats: the value of the same text read recently is
+  const std::string_view text = r.rest();  // copied (same text, same value); the text ends at its first '}' (no nested object)
+  if constexpr (requires { T::kRepeats; }) {
+    thread_local std::pair<std::string, T> recent[64];  // direct-mapped by hash; only canonical texts enter
+    cached = &recent[std::hash<std::string_view>{}(text.substr(0, text.find('}') + 1)) % 64];
+    if (!cached->first.empty() && r.take(cached->first)) return void(out = cached->second);
+  }
   r.begin_object();
   constexpr auto names = std::apply([](const auto&... f) { return std::array<std::string_view, n>{f.name...}; }, fs);
   std::uint64_t seen = 0;
@@ -353,6 +360,7 @@ void decode(json::Reader& r, T& out) {
   }
   if (seen != (n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1))  // the first missing field is the lowest bit not seen
     r.fail("SCHEMA-3", "missing field \"" + std::string(names[static_cast<std::size_t>(std::countr_one(seen))]) + "\"");
+  if (cached != nullptr && r.canonical()) cached->first = text.substr(0, text.size() - r.rest().size()), cached->second = out;
 }
 
 ///@}

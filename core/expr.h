@@ -117,10 +117,11 @@ class Expr {
   std::vector<Term>& mut();  // the terms, writable: copied first while another Expr shares them
   // Immutable while shared, so copies are cheap and equal texts can share one representation
   // (the decoder does that for repeated quantities); null for zero. The count lives in the
-  // representation, so an Expr is one pointer (a Work of seven quantities, 56 bytes).
+  // representation, so an Expr is one pointer (a Work of seven quantities, 56 bytes); it is
+  // counted without atomic instructions, plancert being single-threaded.
   // text: the canonical text once str() has built it (cleared by mut()), so a shared quantity is
   // formatted once however many entities carry it.
-  struct Rep : boost::intrusive_ref_counter<Rep> { explicit Rep(std::vector<Term> t) : terms(std::move(t)) {} std::vector<Term> terms; std::string text; };
+  struct Rep : boost::intrusive_ref_counter<Rep, boost::thread_unsafe_counter> { explicit Rep(std::vector<Term> t) : terms(std::move(t)) {} std::vector<Term> terms; std::string text; };
   boost::intrusive_ptr<Rep> rep_;
 };
 

@@ -86,6 +86,8 @@ struct Work {
   Expr temporary_bytes;   ///< workspace bytes live only during the task
   Expr vector_ops;        ///< vector-engine operations
   Expr write_bytes;       ///< bytes written to memory
+  /// Decoded through the codec's cache of recent texts: plans repeat few distinct works.
+  static constexpr bool kRepeats = true;
   /// Reflected fields.
   PLANCERT_FIELDS(Work, matrix_ops, message_bytes, persistent_bytes, read_bytes, temporary_bytes, vector_ops, write_bytes)
 };

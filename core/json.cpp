@@ -291,13 +291,4 @@ void Writer::escaped(std::string_view s) {
   put("\"");
 }
 
-std::string quote(std::string_view s) {
-  std::string out;
-  {
-    Writer w([&](std::string_view chunk) { out.append(chunk); });
-    w.string(s);
-  }
-  return out;
-}
-
 }  // namespace plancert::json

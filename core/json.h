@@ -93,6 +93,11 @@ class Reader {
   bool boolean();
   /// Reads `null`.
   void null();
+  /// The input from the cursor to its end.
+  [[nodiscard]] std::string_view rest() const { return s_.substr(pos_); }
+  /// When the input continues with exactly `t`, consumes it and returns true. For a cache of
+  /// decoded values: `t` must be the whole text of one value this reader's decoders read before.
+  bool take(std::string_view t) { return rest().starts_with(t) && (pos_ += t.size(), true); }
   /// Skips one complete value of any kind without recursion; returns its raw text.
   std::string_view skip();
   /// Requires that only whitespace remains.
@@ -190,8 +195,5 @@ class Writer {
 /// Throws the first lexical error (JSON-*) of `text`, which must be one JSON value, with its
 /// JSON Pointer under `base`; returns if there is none.
 void lex_check(std::string_view text, std::string base = {});
-
-/// Canonical JSON text of a string value (with quotes).
-std::string quote(std::string_view s);
 
 }  // namespace plancert::json

@@ -141,10 +141,6 @@ AnySnapshot decode_snapshot(std::string_view text, std::string* payload_digest) 
   return decode_envelope(text, payload_digest, false);
 }
 
-std::string recompute_digest(const AnySnapshot& s) {
-  return std::visit([](const auto& x) { return digest_of(x.payload); }, s);
-}
-
 #define PLANCERT_INSTANTIATE(P) template std::string digest_of<P>(const P&);
 PLANCERT_INSTANTIATE(ModelIR)
 PLANCERT_INSTANTIATE(DistributedTaskIR)

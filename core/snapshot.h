@@ -51,9 +51,6 @@ std::string digest_of(const P& payload);
 /// re-encoding. Either way it equals `digest_of` the decoded payload.
 AnySnapshot decode_snapshot(std::string_view text, std::string* payload_digest = nullptr);
 
-/// Recomputes the digest of a loaded snapshot's payload.
-std::string recompute_digest(const AnySnapshot& s);
-
 /// True for a well-formed digest: 64 lowercase hex digits.
 bool is_digest(std::string_view d);
 

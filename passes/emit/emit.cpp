@@ -42,4 +42,17 @@ std::string to_json(const Diagnostic& d) {
   return s + "],\"path\":" + json::quote(d.path) + "}";
 }
 
+std::string recompute_digest(const AnySnapshot& s) {
+  return std::visit([](const auto& x) { return digest_of(x.payload); }, s);
+}
+
+std::string json::quote(std::string_view s) {
+  std::string out;
+  {
+    json::Writer w([&](std::string_view chunk) { out.append(chunk); });
+    w.string(s);
+  }
+  return out;
+}
+
 }  // namespace plancert

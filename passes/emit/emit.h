@@ -28,11 +28,20 @@ Snapshot<P> make_snapshot(P payload, std::vector<std::string> parents) {
   return s;
 }
 
+/// Recomputes the digest of a loaded snapshot's payload (`digest_of` it; for tests and tools:
+/// the verifiers check a snapshot's digest themselves, DIGEST-1).
+std::string recompute_digest(const AnySnapshot& s);
+
 /// Renders `error[CODE] PATH: MESSAGE` (notes follow on indented lines).
 std::string to_text(const Diagnostic& d);
 
 /// Renders one diagnostic as a canonical JSON object
 /// `{"code","hint","message","notes","path"}`.
 std::string to_json(const Diagnostic& d);
+
+namespace json {
+/// Canonical JSON text of a string value, with its quotes (json::Writer's escapes).
+std::string quote(std::string_view s);
+}  // namespace json
 
 }  // namespace plancert

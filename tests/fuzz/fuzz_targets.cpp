@@ -12,6 +12,7 @@
 // escapes (another exception, a crash, a sanitizer report) is a finding.
 #include "core/diag.h"
 #include "core/snapshot.h"
+#include "passes/emit/emit.h"
 #include "passes/frontend/loaders.h"
 #include "verifiers/verify.h"
 

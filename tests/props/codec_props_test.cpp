@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include "passes/emit/emit.h"
 #include "props/any.h"
 
 #include <nlohmann/json.hpp>

@@ -330,6 +330,52 @@ TEST(Json, AnnotationsInAnyOrderDecodeSortedAndRepeatsAnywhereAreRejected) {
   EXPECT_EQ(code_of(model(R"("b":"1","a":"2","b":"3")")), "JSON-2 /payload/operations/0/attrs");
 }
 
+// A Work whose text equals one decoded recently is copied from it (Work::kRepeats): the same
+// text gives the same value, the reader continues after it, and a text that differs anywhere,
+// even in its last byte, is decoded (and rejected) in full. Non-canonical texts never enter.
+TEST(Json, RepeatedWorkTextsAreCopiedAndAnyOtherTextIsDecoded) {
+  const std::string w = R"({"matrix_ops":"2*B*S","message_bytes":"0","persistent_bytes":"0","read_bytes":"7","temporary_bytes":"0","vector_ops":"0","write_bytes":"9"})";
+  auto decode_works = [](const std::string& text) {
+    json::Reader r(text, "/w");
+    std::vector<Work> v;
+    codec::decode(r, v);
+    r.finish();
+    return std::pair{v, r.canonical()};
+  };
+  auto code = [&](const std::string& text) {
+    try { decode_works(text); } catch (const InputError& e) { return e.diag.code + " " + e.diag.path; }
+    return std::string("ok");
+  };
+  auto other = [&](std::string_view from, std::string_view to) { std::string t = w; return t.replace(t.find(from), from.size(), to); };
+  const auto [v, canonical] = decode_works("[" + w + "," + w + "," + other(R"("9")", R"("8")") + "," + w + "]");
+  ASSERT_EQ(v.size(), 4u);
+  EXPECT_TRUE(canonical);
+  EXPECT_EQ(codec::to_canonical(v[0]), w);
+  EXPECT_EQ(codec::to_canonical(v[1]), w);
+  EXPECT_EQ(v[2].write_bytes, Expr(8));
+  EXPECT_EQ(codec::to_canonical(v[3]), w);
+  EXPECT_EQ(v[1].matrix_ops, Expr(2) * Expr::symbol("B") * Expr::symbol("S"));
+  // After the same text, anything that is not that text is read as usual.
+  EXPECT_EQ(code("[" + w + "," + other(R"("9")", R"("9.")") + "]"), "SCHEMA-7 /w/1/write_bytes");
+  EXPECT_EQ(code("[" + w + "," + other(R"("9"})", R"("9","x":"1"})") + "]"), "SCHEMA-4 /w/1/x");
+  EXPECT_EQ(code("[" + w + "," + w.substr(0, w.size() - 1) + "]"), "JSON-1 /w/1/write_bytes");
+  EXPECT_EQ(code("[" + w + "," + w + "x]"), "JSON-1 /w/1");
+  EXPECT_EQ(code("[" + w + "," + w + "," + other("2*B*S", "S*B*2") + "]"), "SCHEMA-7 /w/2/matrix_ops");
+  // A text with whitespace decodes to the same value and leaves the reader non-canonical.
+  const auto [spaced, canon] = decode_works("[" + other(R"(,"write_bytes")", R"(, "write_bytes")") + "," + w + "]");
+  EXPECT_FALSE(canon);
+  EXPECT_EQ(codec::to_canonical(spaced.at(0)), w);
+  EXPECT_EQ(codec::to_canonical(spaced.at(1)), w);
+  // Keys out of order: the value is the same, the text is not canonical, every time it is read
+  // (were it cached, a later reader would take it as canonical and hash it as read).
+  const std::string unordered = R"({"message_bytes":"0","persistent_bytes":"0","read_bytes":"7","temporary_bytes":"0","vector_ops":"0","write_bytes":"9","matrix_ops":"2*B*S"})";
+  for (int i = 0; i < 2; ++i) {
+    const auto [u, c] = decode_works("[" + unordered + "]");
+    EXPECT_FALSE(c);
+    EXPECT_EQ(codec::to_canonical(u.at(0)), w);
+  }
+}
+
 // decode_snapshot decodes the payload where it stands when it knows the schema (read before the
 // payload, or guessed from the text's last `,"schema":"`); otherwise, or when that fails, it
 // finds the payload's extent first. Either way the result, the digest and the errors agree.
