@@ -46,13 +46,6 @@ std::string recompute_digest(const AnySnapshot& s) {
   return std::visit([](const auto& x) { return digest_of(x.payload); }, s);
 }
 
-std::string json::quote(std::string_view s) {
-  std::string out;
-  {
-    json::Writer w([&](std::string_view chunk) { out.append(chunk); });
-    w.string(s);
-  }
-  return out;
-}
+std::string json::quote(std::string_view s) { return codec::to_canonical(std::string(s)); }
 
 }  // namespace plancert
