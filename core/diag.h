@@ -3,6 +3,7 @@
 /// \brief Diagnostics and exit codes shared by the trusted core, the passes and the CLI.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
@@ -47,7 +48,7 @@ class Diagnostics {
   /// The kept diagnostics, in the order they were found.
   [[nodiscard]] const std::vector<Diagnostic>& all() const { return items_; }
   /// True if some recorded error carries `code`.
-  [[nodiscard]] bool has(std::string_view code) const;
+  [[nodiscard]] bool has(std::string_view code) const { return std::any_of(items_.begin(), items_.end(), [&](const Diagnostic& d) { return d.code == code; }); }
   /// Appends every diagnostic of `other`.
   void merge(const Diagnostics& other);
 

@@ -86,8 +86,6 @@ struct Work {
   Expr temporary_bytes;   ///< workspace bytes live only during the task
   Expr vector_ops;        ///< vector-engine operations
   Expr write_bytes;       ///< bytes written to memory
-  /// Decoded through the codec's cache of recent texts: plans repeat few distinct works.
-  static constexpr bool kRepeats = true;
   /// Reflected fields.
   PLANCERT_FIELDS(Work, matrix_ops, message_bytes, persistent_bytes, read_bytes, temporary_bytes, vector_ops, write_bytes)
 };
@@ -398,7 +396,7 @@ struct Command {
   Lineage lineage;             ///< provenance (the portable task)
   Attrs attrs;                 ///< annotations
   std::int64_t repeat = 1;     ///< identical sequential instances of its portable task it runs (WORK-4)
-  Work work;                   ///< exact work of one instance: that of its portable task (WORK-4)
+  codec::Shared<Work> work;    ///< exact work of one instance: that of its portable task (WORK-4); shared, as plans repeat few distinct works
   /// Reflected fields.
   PLANCERT_FIELDS(Command, attrs, dependencies, device, id, implementation, kind, lineage, reads, repeat, signals, waits, work, writes)
 };

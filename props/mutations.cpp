@@ -2098,8 +2098,10 @@ void bind_ops(Catalog& c) {
     for (std::size_t v = 0; v < p.commands.size(); ++v)
       if (task_of(p, p.commands[v], parent)) vs.push_back(v);
     if (vs.empty()) return false;
-    Work& w = p.commands[pk.from(vs)].work;
+    codec::Shared<Work>& shared = p.commands[pk.from(vs)].work;
+    Work w = *shared;
     (pk(2) ? w.read_bytes : w.write_bytes) += Expr(1);
+    shared = std::move(w);
     return true;
   });
 }

@@ -444,6 +444,9 @@ def map_type(ir: IrModel, typ: str, jname: str | None = None) -> dict:
     m = re.fullmatch(r"std::optional<(.+)>", typ)
     if m:
         return {"anyOf": [{"type": "null"}, map_type(ir, m.group(1))]}
+    m = re.fullmatch(r"codec::Shared<(.+)>", typ)
+    if m:  # a value copies share (core/codec.h): encoded as the value itself
+        return map_type(ir, m.group(1), jname)
     if typ in ("std::string", "Name"):  # Name: an interned string (core/codec.h)
         return _ref("Id") if jname == "id" else {"type": "string"}
     if typ == "bool":

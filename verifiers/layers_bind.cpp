@@ -406,7 +406,7 @@ void portable_to_concrete(check::Ctx& c, const PortablePlanIR& pp, const Concret
     }
     task[v] = static_cast<std::int64_t>(it->second);
     const PortableTask& t = pp.tasks[it->second];
-    if (cmd.kind != kCommand[static_cast<std::size_t>(t.kind)] || cmd.repeat < 1 || !same_work(cmd.work, t.work))
+    if (cmd.kind != kCommand[static_cast<std::size_t>(t.kind)] || cmd.repeat < 1 || !same_work(*cmd.work, t.work))
       c.err("WORK-4", at("commands", v), "a command of task " + in_quotes(t.id) + " must have its kind and work and repeat >= 1");
     instances[(static_cast<std::uint64_t>(it->second) << 32) | static_cast<std::uint32_t>(cmd.device)] += cmd.repeat;
     auto im = impl_of.find(cmd.implementation.str());

@@ -193,7 +193,9 @@ TEST(Mutation, TransferWithoutRouteIsRoute1) {
 
 TEST(Work4, CommandWorkEqualsItsTask) {
   ConcretePlanIR c = queue();
-  c.commands[0].work.read_bytes += Expr(1LL);
+  Work w = *c.commands[0].work;
+  w.read_bytes += Expr(1LL);
+  c.commands[0].work = w;
   EXPECT_EQ(transition(c), Codes{"WORK-4"});
   c = ref_queue();
   c.commands[0].repeat += 1;

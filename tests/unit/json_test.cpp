@@ -330,14 +330,15 @@ TEST(Json, AnnotationsInAnyOrderDecodeSortedAndRepeatsAnywhereAreRejected) {
   EXPECT_EQ(code_of(model(R"("b":"1","a":"2","b":"3")")), "JSON-2 /payload/operations/0/attrs");
 }
 
-// A Work whose text equals one decoded recently is copied from it (Work::kRepeats): the same
-// text gives the same value, the reader continues after it, and a text that differs anywhere,
-// even in its last byte, is decoded (and rejected) in full. Non-canonical texts never enter.
-TEST(Json, RepeatedWorkTextsAreCopiedAndAnyOtherTextIsDecoded) {
+// A shared Work (a command's) whose text equals one decoded recently is that one's value
+// (codec::Shared): the same text gives the same value, one copy, the reader continues after it,
+// and a text that differs anywhere, even in its last byte, is decoded (and rejected) in full.
+// Non-canonical texts never enter.
+TEST(Json, RepeatedWorkTextsAreSharedAndAnyOtherTextIsDecoded) {
   const std::string w = R"({"matrix_ops":"2*B*S","message_bytes":"0","persistent_bytes":"0","read_bytes":"7","temporary_bytes":"0","vector_ops":"0","write_bytes":"9"})";
   auto decode_works = [](const std::string& text) {
     json::Reader r(text, "/w");
-    std::vector<Work> v;
+    std::vector<codec::Shared<Work>> v;
     codec::decode(r, v);
     r.finish();
     return std::pair{v, r.canonical()};
@@ -352,9 +353,12 @@ TEST(Json, RepeatedWorkTextsAreCopiedAndAnyOtherTextIsDecoded) {
   EXPECT_TRUE(canonical);
   EXPECT_EQ(codec::to_canonical(v[0]), w);
   EXPECT_EQ(codec::to_canonical(v[1]), w);
-  EXPECT_EQ(v[2].write_bytes, Expr(8));
+  EXPECT_EQ(v[2]->write_bytes, Expr(8));
   EXPECT_EQ(codec::to_canonical(v[3]), w);
-  EXPECT_EQ(v[1].matrix_ops, Expr(2) * Expr::symbol("B") * Expr::symbol("S"));
+  EXPECT_EQ(v[1]->matrix_ops, Expr(2) * Expr::symbol("B") * Expr::symbol("S"));
+  EXPECT_EQ(&*v[0], &*v[1]);  // one value for the repeated text
+  EXPECT_EQ(&*v[0], &*v[3]);
+  EXPECT_NE(&*v[0], &*v[2]);
   // After the same text, anything that is not that text is read as usual.
   EXPECT_EQ(code("[" + w + "," + other(R"("9")", R"("9.")") + "]"), "SCHEMA-7 /w/1/write_bytes");
   EXPECT_EQ(code("[" + w + "," + other(R"("9"})", R"("9","x":"1"})") + "]"), "SCHEMA-4 /w/1/x");
@@ -366,6 +370,7 @@ TEST(Json, RepeatedWorkTextsAreCopiedAndAnyOtherTextIsDecoded) {
   EXPECT_FALSE(canon);
   EXPECT_EQ(codec::to_canonical(spaced.at(0)), w);
   EXPECT_EQ(codec::to_canonical(spaced.at(1)), w);
+  EXPECT_NE(&*spaced.at(0), &*spaced.at(1));  // the spaced text did not enter
   // Keys out of order: the value is the same, the text is not canonical, every time it is read
   // (were it cached, a later reader would take it as canonical and hash it as read).
   const std::string unordered = R"({"message_bytes":"0","persistent_bytes":"0","read_bytes":"7","temporary_bytes":"0","vector_ops":"0","write_bytes":"9","matrix_ops":"2*B*S"})";
@@ -374,6 +379,25 @@ TEST(Json, RepeatedWorkTextsAreCopiedAndAnyOtherTextIsDecoded) {
     EXPECT_FALSE(c);
     EXPECT_EQ(codec::to_canonical(u.at(0)), w);
   }
+}
+
+// codec::Shared: empty, it holds T{} (and encodes as T{} does); a copy is the same value; a new
+// value is another; for_each_expr reaches the Exprs inside.
+TEST(Json, SharedValuesAreImmutableAndCopiesShareThem) {
+  const codec::Shared<Work> empty;
+  EXPECT_EQ(codec::to_canonical(empty), codec::to_canonical(Work{}));
+  EXPECT_EQ(empty->read_bytes, Expr());
+  Work w;
+  w.read_bytes = Expr::symbol("B");
+  const codec::Shared<Work> a = w, b = a, c = w;
+  EXPECT_EQ(&*a, &*b);
+  EXPECT_NE(&*a, &*c);
+  EXPECT_EQ(codec::to_canonical(a), codec::to_canonical(w));
+  w.read_bytes = Expr(1);  // the shared values are copies: unchanged
+  EXPECT_EQ(a->read_bytes, Expr::symbol("B"));
+  int n = 0;
+  codec::for_each_expr(a, [&](const Expr& e) { n += e == Expr::symbol("B") ? 100 : 1; });
+  EXPECT_EQ(n, 106);
 }
 
 // decode_snapshot decodes the payload where it stands when it knows the schema (read before the
