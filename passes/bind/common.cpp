@@ -19,6 +19,21 @@ bool same(const Capability& a, const Capability& b) { return a.kind == b.kind &&
 
 }  // namespace
 
+std::vector<codec::Shared<Work>> shared_works(const PortablePlanIR& p) {
+  std::map<std::array<const void*, 7>, codec::Shared<Work>> by_reps;  // the seven quantities' representations
+  std::vector<codec::Shared<Work>> out;
+  out.reserve(p.tasks.size());
+  for (const auto& t : p.tasks) {
+    const Work& w = t.work;
+    const std::array<const void*, 7> key{&w.matrix_ops.terms(), &w.message_bytes.terms(), &w.persistent_bytes.terms(), &w.read_bytes.terms(),
+                                         &w.temporary_bytes.terms(), &w.vector_ops.terms(), &w.write_bytes.terms()};
+    const auto [it, first] = by_reps.try_emplace(key);
+    if (first) it->second = w;
+    out.push_back(it->second);
+  }
+  return out;
+}
+
 CommandKind command_kind(TaskKind k) {
   switch (k) {
     case TaskKind::collective: return CommandKind::collective;

@@ -48,6 +48,12 @@ std::int64_t home_task(const PortablePlanIR& p, std::size_t buffer, const std::u
 /// Map from a task's first lineage source to the first task with it.
 std::unordered_map<std::string, std::size_t> tasks_by_source(const PortablePlanIR& p);
 
+/// The work of each task of `p` as the value its commands share (`Command::work`). Tasks whose
+/// quantities are the same representations (copies of one work, as the passes make them) get
+/// one value, so a bound plan stores each distinct work once, not once per command (a pointer
+/// comparison: equal works built apart may still get two values, which costs memory only).
+std::vector<codec::Shared<Work>> shared_works(const PortablePlanIR& p);
+
 /// Command kind and queue kind of a task kind.
 CommandKind command_kind(TaskKind k);
 /// Queue kind of a command kind.

@@ -249,6 +249,7 @@ ConcretePlanIR bind_queue(const PortablePlanIR& p, const TargetProfile& t, const
 
   // Commands in issue order, with their instance dependencies.
   c.commands.resize(n);
+  const std::vector<codec::Shared<Work>> works = shared_works(p);
   for (std::size_t k = 0; k < n; ++k) {
     const std::uint32_t v = out[k];
     const auto& pt = p.tasks[ntask[v]];
@@ -258,7 +259,7 @@ ConcretePlanIR bind_queue(const PortablePlanIR& p, const TargetProfile& t, const
     cmd.device = ndev[v];
     cmd.implementation = impl[ntask[v]];
     cmd.lineage = Lineage{LineageKind::derived, "bind.queue.task", {pt.id}};
-    cmd.work = pt.work;
+    cmd.work = works[ntask[v]];
     deps_of(v, [&](std::size_t u) { cmd.dependencies.push_back(emitted_at[u]); });
     std::sort(cmd.dependencies.begin(), cmd.dependencies.end());
     cmd.dependencies.erase(std::unique(cmd.dependencies.begin(), cmd.dependencies.end()), cmd.dependencies.end());

@@ -37,6 +37,7 @@ ConcretePlanIR reference(const PortablePlanIR& p, const TargetProfile& t, const 
     c.buffers.push_back(ConcreteBuffer{a, "cb:" + pb.id, Lineage{LineageKind::derived, "bind.reference.buffer", {pb.id}}, o, d, sizes[b], pb.storage});
   }
   // Commands: one per task, in the (topological) task order.
+  const std::vector<codec::Shared<Work>> works = shared_works(p);
   for (std::size_t i = 0; i < nt; ++i) {
     const auto& pt = p.tasks[i];
     Command cmd;
@@ -49,7 +50,7 @@ ConcretePlanIR reference(const PortablePlanIR& p, const TargetProfile& t, const 
     cmd.implementation = impl[i];
     cmd.lineage = Lineage{LineageKind::derived, "bind.reference.task", {pt.id}};
     cmd.repeat = pt.repeat;
-    cmd.work = pt.work;
+    cmd.work = works[i];
     c.commands.push_back(std::move(cmd));
   }
   if (target == TargetKind::queue) {
