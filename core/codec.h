@@ -136,7 +136,7 @@ class Name {
   static const std::string& intern(std::string_view s) {  // the names read last, direct-mapped by length and end bytes, before the table
     static auto& table = *new std::unordered_set<std::string, Hash, std::equal_to<>>;  // never destroyed: outlives every Name
     static std::array<const std::string*, 64> seen{};
-    const std::string*& hit = seen[(s.size() * 7 + (s.empty() ? 0U : s.front() * 3U + static_cast<unsigned char>(s.back()))) % 64];
+    const std::string*& hit = seen[(s.size() * 7 + (s.empty() ? 0U : static_cast<unsigned char>(s.front()) * 3U + static_cast<unsigned char>(s.back()))) % 64];
     if (hit != nullptr && *hit == s) return *hit;
     auto it = table.find(s);
     return *(hit = &(it != table.end() ? *it : *table.emplace(s).first));
@@ -272,7 +272,7 @@ inline void decode(json::Reader& r, Expr& v) {
   if (s.size() > kMaxNumberDigits * 4) r.fail("SCHEMA-8", "expression longer than " + std::to_string(kMaxNumberDigits * 4) + " characters");
   thread_local std::pair<std::string, Expr> seen[256];  // direct-mapped by hash; only accepted texts enter
   std::size_t h = s.size();
-  for (unsigned char ch : s) h = h * 33 ^ ch;  // quantity texts are short: a cheap hash does
+  for (const char ch : s) h = h * 33 ^ static_cast<unsigned char>(ch);  // quantity texts are short: a cheap hash does
   auto& [text, e] = seen[(h ^ h >> 8) % 256];
   if (same(text, s) && !s.empty()) { v = e; return; }
   auto p = Expr::parse_canonical(s, &err);

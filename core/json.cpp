@@ -116,7 +116,7 @@ bool Reader::next_element() {
 std::string_view Reader::parse_string() {
   const std::size_t begin = ++pos_;  // after the opening quote
 #ifdef __SSE2__
-  for (unsigned m = 0; !m && pos_ + 16 <= s_.size(); pos_ += m ? std::countr_zero(m) : 16) {  // 16 bytes at a time: the first not plain
+  for (unsigned m = 0; !m && pos_ + 16 <= s_.size(); pos_ += m ? static_cast<unsigned>(std::countr_zero(m)) : 16U) {  // 16 bytes at a time: the first not plain
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s_.data() + pos_));  // signed: bytes >= 0x80 are < 0x20
     m = static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
                                                               _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)))));

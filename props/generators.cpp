@@ -79,7 +79,7 @@ Indices ranks_from(std::uint32_t knob, std::int64_t world) {
   std::uint32_t mask = knob % full + 1u;
   Indices out;
   for (std::int64_t r = 0; r < world && r < 31; ++r)
-    if (mask & (1u << r)) out.push_back(r);
+    if (mask & (1u << r)) out.push_back(static_cast<Index>(r));
   return out;
 }
 
@@ -207,8 +207,8 @@ struct Geometry {
     const std::int64_t n = size(name), st = stride(name);
     Indices out;
     for (Index r : seeds) {
-      const Index base = r - ((r / st) % n) * st;
-      for (std::int64_t k = 0; k < n; ++k) out.push_back(base + k * st);
+      const auto base = static_cast<Index>(r - ((r / st) % n) * st);
+      for (std::int64_t k = 0; k < n; ++k) out.push_back(static_cast<Index>(base + k * st));
     }
     sort_unique(out);
     return out;
@@ -303,7 +303,7 @@ Snapshot<DistributedTaskIR> build_distributed(const Snapshot<ModelIR>& parent, c
   auto spanning = [&](std::uint32_t knob, const Indices& deps) {
     Indices rs = ranks_from(knob, world);
     rs.push_back(0);
-    rs.push_back(world - 1);
+    rs.push_back(static_cast<Index>(world - 1));
     for (Index u : deps) rs.push_back(d.tasks[static_cast<std::size_t>(u)].ranks.front());
     sort_unique(rs);
     return rs;
@@ -455,7 +455,7 @@ Snapshot<DistributedTaskIR> build_distributed(const Snapshot<ModelIR>& parent, c
       o.ranks = geo.complete_groups("dp", spanning(g(9, 1u << 16), o.dependencies));
       if (weights) {
         o.ranks.clear();
-        for (std::int64_t r = 0; r < world; ++r) o.ranks.push_back(r);
+        for (std::int64_t r = 0; r < world; ++r) o.ranks.push_back(static_cast<Index>(r));
       }
       o.work.vector_ops = Expr(12LL) * m.operations.front().work.persistent_bytes;
       if (dp > 1) {  // COLL-4: the update follows the sum of its gradients over dp

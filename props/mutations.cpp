@@ -1004,8 +1004,8 @@ void distributed_ops(Catalog& c) {
       if (!counted_by_work2(t)) ts.push_back(&t);
     if (ts.empty()) return false;
     DistTask& t = *pk.from(ts);
-    if (pk(2) && t.collective) t.collective->group.push_back(world + static_cast<std::int64_t>(pk(3)));
-    else t.ranks.push_back(world + static_cast<std::int64_t>(pk(3)));
+    if (pk(2) && t.collective) t.collective->group.push_back(static_cast<Index>(world + static_cast<std::int64_t>(pk(3))));
+    else t.ranks.push_back(static_cast<Index>(world + static_cast<std::int64_t>(pk(3))));
     return true;
   });
   c.edit<P>("ranks_unsorted", "MESH-2", [](P& p, Pick& pk, const AnySnapshot*) {
@@ -1108,7 +1108,7 @@ void distributed_ops(Catalog& c) {
       pk.erase_one(g);
     } else {
       Indices free;
-      for (std::int64_t r = 0; r < world; ++r)
+      for (Index r = 0; r < world; ++r)
         if (!contains(g, r)) free.push_back(r);
       insert_sorted(g, pk.from(free));
     }
@@ -1169,9 +1169,9 @@ void distributed_ops(Catalog& c) {
     DistTask& t = p.tasks[i];
     const std::int64_t n = mesh_size(p.mesh, "pp"), st = mesh_stride(p.mesh, "pp");
     const Index r = keep[i] >= 0 ? keep[i] : t.ranks[pk(t.ranks.size())];
-    const Index base = r - ((r / st) % n) * st;
+    const auto base = static_cast<Index>(r - ((r / st) % n) * st);
     Indices rs;
-    for (std::int64_t k = 0; k < n; ++k) rs.push_back(base + k * st);
+    for (std::int64_t k = 0; k < n; ++k) rs.push_back(static_cast<Index>(base + k * st));
     if (!regroup(p, i, rs)) return false;  // it would break P2P-3 too
     t.collective->group = t.ranks;
     t.collective->axis = "pp";

@@ -94,7 +94,7 @@ const char* reserved_owner(std::string_view k, std::size_t layer) {
 }
 
 // ID-2's characters, [A-Za-z0-9_.:/#@+-[]=,], as a table: ASCII only, whatever the locale.
-constexpr auto kIdChar = [] { std::array<bool, 256> t{}; for (unsigned char ch : std::string_view("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_.:/#@+-[]=,")) t[ch] = true; return t; }();
+constexpr auto kIdChar = [] { std::array<bool, 256> t{}; for (const char ch : std::string_view("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_.:/#@+-[]=,")) t[static_cast<unsigned char>(ch)] = true; return t; }();
 
 bool id_syntax_ok(const std::string& id) {
   return !id.empty() && id.size() <= 256 && std::all_of(id.begin(), id.end(), [](unsigned char ch) { return kIdChar[ch]; });

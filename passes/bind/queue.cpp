@@ -260,7 +260,7 @@ ConcretePlanIR bind_queue(const PortablePlanIR& p, const TargetProfile& t, const
     cmd.implementation = impl[ntask[v]];
     cmd.lineage = Lineage{LineageKind::derived, "bind.queue.task", {pt.id}};
     cmd.work = works[ntask[v]];
-    deps_of(v, [&](std::size_t u) { cmd.dependencies.push_back(emitted_at[u]); });
+    deps_of(v, [&](std::size_t u) { cmd.dependencies.push_back(static_cast<Index>(emitted_at[u])); });
     std::sort(cmd.dependencies.begin(), cmd.dependencies.end());
     cmd.dependencies.erase(std::unique(cmd.dependencies.begin(), cmd.dependencies.end()), cmd.dependencies.end());
   }
@@ -283,9 +283,9 @@ ConcretePlanIR bind_queue(const PortablePlanIR& p, const TargetProfile& t, const
     if (token_of[a] < 0) {
       token_of[a] = static_cast<std::int64_t>(c.tokens.size());
       c.tokens.push_back(Token{"k:" + c.commands[a].id});
-      c.commands[a].signals.push_back(token_of[a]);
+      c.commands[a].signals.push_back(static_cast<Index>(token_of[a]));
     }
-    waits[b].push_back(token_of[a]);
+    waits[b].push_back(static_cast<Index>(token_of[a]));
   };
   for (std::size_t k = 0; k < n; ++k)
     for (Index u : c.commands[k].dependencies) order_before(static_cast<std::size_t>(u), k);

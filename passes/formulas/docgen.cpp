@@ -95,8 +95,8 @@ std::string esc(const std::string& text) {
 
 std::string underline(const std::string& title, char c) {
   std::size_t width = 0;
-  for (unsigned char ch : title)
-    if ((ch & 0xC0) != 0x80) ++width;  // count UTF-8 code points
+  for (const char ch : title)
+    if ((static_cast<unsigned char>(ch) & 0xC0) != 0x80) ++width;  // count UTF-8 code points
   return std::string(std::max<std::size_t>(width, 3), c);
 }
 

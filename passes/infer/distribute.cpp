@@ -56,7 +56,7 @@ class Distributor {
 
   Indices ranks(std::int64_t st) const {
     Indices r;
-    for (std::int64_t i = st * t_; i < (st + 1) * t_; ++i) r.push_back(i);
+    for (std::int64_t i = st * t_; i < (st + 1) * t_; ++i) r.push_back(static_cast<Index>(i));
     return r;
   }
 

@@ -101,7 +101,7 @@ class Distributor {
         const std::string& sv = it->second;
         while (pos < sv.size()) {
           std::size_t c = sv.find(',', pos);
-          o.saves.push_back(std::stoll(sv.substr(pos, c - pos)));
+          o.saves.push_back(static_cast<Index>(std::stoll(sv.substr(pos, c - pos))));
           pos = c == std::string::npos ? sv.size() : c + 1;
         }
       }
@@ -117,7 +117,7 @@ class Distributor {
 
   Indices stage_ranks(std::int64_t st) const {
     Indices r;
-    for (std::int64_t i = st * dp_ * t_; i < (st + 1) * dp_ * t_; ++i) r.push_back(i);
+    for (std::int64_t i = st * dp_ * t_; i < (st + 1) * dp_ * t_; ++i) r.push_back(static_cast<Index>(i));
     return r;
   }
 

@@ -112,7 +112,7 @@ PortablePlanIR plan_training(const ModelIR& m, const DistributedTaskIR& d, const
       continue;
     }
     for (const auto& sv : split_indices(m.operations[op].attrs, "saves")) {
-      Index v = std::stoll(sv);
+      Index v = static_cast<Index>(std::stoll(sv));
       const std::string& vid = m.values[static_cast<std::size_t>(v)].id;
       std::int64_t prod = producer[static_cast<std::size_t>(v)];
       bool stored = !recomputed(op) || !(prod >= 0 && recomputed(static_cast<std::size_t>(prod)) && unit(static_cast<std::size_t>(prod)) == unit(op));
