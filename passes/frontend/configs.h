@@ -157,7 +157,8 @@ enum class AttentionType {
 /// A parallel execution strategy: the strategy axis of a plan.
 ///
 /// Validated by its loader: every degree and batch size is positive and below
-/// \f$2^{40}\f$; \f$t \cdot p \cdot d_p = \f$ `num_procs`; the global batch
+/// \f$2^{40}\f$; \f$t \cdot p \cdot d_p = \f$ `num_procs` \f$\le 2^{31} - 1\f$ (ranks are 32-bit
+/// indices in every IR); the global batch
 /// is divisible by `microbatch * dp`; `interleave` > 1 exactly when the
 /// schedule is interleaved and then \f$p > 1\f$; `sequence_parallel` exactly
 /// when `tp_comm_type` is `RsAg`; recomputation, optimizer offload and DP

@@ -26,6 +26,10 @@ void check_strategy(const StrategyConfig& s) {
                std::to_string(s.num_procs) + " != tp * pp * dp = " + std::to_string(s.tp) + " * " +
                    std::to_string(s.pp) + " * " + std::to_string(s.dp) + " = " + ranks.str() + " (" +
                    field_ref(p, "tp") + ", " + field_ref(p, "pp") + ", " + field_ref(p, "dp") + ")");
+  if (s.num_procs > kMaxRanks)
+    fail_field(p, "num_procs", code::kRange,
+               "tp * pp * dp = " + std::to_string(s.num_procs) + " ranks, more than 2^31 - 1: every IR numbers ranks with 32-bit indices (" +
+                   field_ref(p, "tp") + ", " + field_ref(p, "pp") + ", " + field_ref(p, "dp") + ")");
   const Int per_step = Int(s.microbatch) * s.dp;
   if (Int(s.global_batch) % per_step != 0)
     fail_field(p, "global_batch", code::kConsistency,

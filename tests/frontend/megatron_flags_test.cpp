@@ -133,6 +133,15 @@ TEST(MegatronErrors, NonPositiveValues) {
                       "below 2^40");
 }
 
+TEST(MegatronErrors, TooManyRanks) {  // ranks are 32-bit indices in every IR
+  EXPECT_CONFIG_ERROR(parse_megatron_flags({"--tensor-model-parallel-size", "8", "--data-parallel-size", "300000000",
+                                            "--micro-batch-size", "1"}),
+                      "CONFIG-4", "tp * pp * dp = 2400000000 ranks, more than 2^31 - 1");
+  EXPECT_CONFIG_ERROR(parse_megatron_flags({"--tensor-model-parallel-size", "8", "--world-size", "4294967296",
+                                            "--micro-batch-size", "1"}),
+                      "CONFIG-4", "ranks, more than 2^31 - 1");
+}
+
 TEST(MegatronErrors, UnknownRecomputeGranularity) {
   EXPECT_CONFIG_ERROR(
       parse_megatron_flags({"--data-parallel-size", "1", "--micro-batch-size", "1", "--recompute-granularity", "foo"}),

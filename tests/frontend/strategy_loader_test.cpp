@@ -172,6 +172,18 @@ TEST(StrategyErrors, RanksMismatch) {
                       "field 'strategy.num_procs': 8 != tp * pp * dp = 4 * 2 * 2 = 16");
 }
 
+// Ranks are 32-bit indices in every IR: tp * pp * dp = 2^31 is one too many, 2^31 - 1 is not.
+TEST(StrategyErrors, TooManyRanks) {
+  EXPECT_CONFIG_ERROR_AT(calculon(replace(replace(kCalculon, R"("num_procs": 64)", R"("num_procs": 2147483648)"),
+                                          R"("data_par": 1)", R"("data_par": 33554432)")),
+                         "CONFIG-4", "field 'num_procs': tp * pp * dp = 2147483648 ranks, more than 2^31 - 1", "/num_procs");
+  EXPECT_CONFIG_ERROR(native(replace(replace(kNative, "dp = 2", "dp = 268435456"), "global_batch = 32", "global_batch = 536870912")),
+                      "CONFIG-4", "field 'num_procs': tp * pp * dp = 2147483648 ranks, more than 2^31 - 1");
+  const StrategyConfig most = native(replace(replace(replace(replace(kNative, "tp = 4", "tp = 1"), "pp = 2", "pp = 1"), "dp = 2", "dp = 2147483647"),
+                                             "global_batch = 32", "global_batch = 4294967294"));
+  EXPECT_EQ(most.num_procs, 2147483647);
+}
+
 TEST(StrategyErrors, BatchNotDivisible) {
   EXPECT_CONFIG_ERROR(calculon(replace(replace(kCalculon, R"("batch_size": 64)", R"("batch_size": 63)"),
                                       R"("microbatch_size": 1)", R"("microbatch_size": 2)")),

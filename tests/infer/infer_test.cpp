@@ -231,6 +231,7 @@ TEST(Cli, BadInputsGiveConfigCodes) {
   expect_config(with([](auto& x) { x.context = "4097"; }), "CONFIG-5", "maximum positions");
   expect_config(with([](auto& x) { x.tp = "3"; }), "CONFIG-5", "--tp");
   expect_config(with([](auto& x) { x.pp = "5"; }), "CONFIG-5", "--pp");
+  expect_config(with([](auto& x) { x.tp = "65536", x.pp = "32768"; }), "CONFIG-4", "--tp x --pp must be at most 2^31 - 1");  // 2^31 ranks
   expect_config(with([](auto& x) { x.phase = "train"; }), "CONFIG-6", "prefill or decode");
   expect_config(with([](auto& x) { x.phase = ""; }), "CONFIG-2", "--phase");
   expect_config(with([](auto& x) { x.context = ""; }), "CONFIG-2", "--context");
