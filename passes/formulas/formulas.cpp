@@ -62,7 +62,7 @@ Expr substitute(const Expr& e, const std::function<std::optional<Expr>(std::stri
 Expr instantiate(const DeclaredFormula& f, const Bindings& b) {
   Expr num = f.rhs, den = f.denominator;
   for (const auto& [name, def] : f.where) {
-    auto one = [&](std::string_view s) -> std::optional<Expr> { return s == name ? std::optional<Expr>(def) : std::nullopt; };
+    auto one = [&name = name, &def = def](std::string_view s) -> std::optional<Expr> { return s == name ? std::optional<Expr>(def) : std::nullopt; };
     num = substitute(num, one);
     den = substitute(den, one);
   }

@@ -339,7 +339,7 @@ class Distributor {
         for (const auto& [to, unused] : stages) {
           (void)unused;
           if (from == to) continue;
-          auto make = [&](TaskKind k, std::int64_t st) {
+          auto make = [&, from = from, to = to, &bytes = bytes](TaskKind k, std::int64_t st) {  // clang 14 captures no structured binding
             DistTask t;
             t.id = std::string(k == TaskKind::send ? "send" : "recv") + ":tied." + vid + ":s" + std::to_string(from) + ":s" + std::to_string(to);
             t.kind = k;
