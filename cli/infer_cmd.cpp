@@ -118,7 +118,7 @@ int run_certify_inference(const InferOptions& o) {
   r.context = o.context.empty() ? Int(1) : positive("--context", o.context);
   r.par.tp = o.tp.empty() ? 1 : static_cast<std::int64_t>(positive("--tp", o.tp));
   r.par.pp = o.pp.empty() ? 1 : static_cast<std::int64_t>(positive("--pp", o.pp));
-  if (Int(r.par.tp) * r.par.pp > INT32_MAX) throw InputError("CONFIG-4", "", "--tp x --pp must be at most 2^31 - 1: every IR numbers ranks with 32-bit indices");
+  if (Int(r.par.tp) * r.par.pp > frontend::kMaxRanks) throw InputError("CONFIG-4", "", "--tp x --pp must be at most 2^31 - 1: every IR numbers ranks with 32-bit indices");
   r.capacity = system.mem1.capacity_bytes;
   // The embedding and the LM head split the vocabulary over the tp ranks: padded as in training.
   const auto unpadded_vocab = pad_vocabulary(r.model, r.par.tp);

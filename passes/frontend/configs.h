@@ -154,6 +154,10 @@ enum class AttentionType {
   Multiquery,  ///< multi-query attention (one KV head)
 };
 
+/// Most ranks of a strategy (tp * pp * dp, or tp * pp for inference): every IR numbers ranks
+/// with 32-bit indices, `Index` of core/ir.h (passes/train/distribute.h asserts they agree).
+inline constexpr std::int64_t kMaxRanks = INT32_MAX;
+
 /// A parallel execution strategy: the strategy axis of a plan.
 ///
 /// Validated by its loader: every degree and batch size is positive and below

@@ -43,8 +43,6 @@ inline constexpr const char* kFlag = "CONFIG-7";         ///< bad command-line f
 
 /// Dimensions and degrees must be below this bound (2^40).
 inline constexpr std::int64_t kMaxDimension = std::int64_t{1} << 40;
-/// Most ranks of a strategy (tp * pp * dp): every IR numbers ranks with 32-bit indices (Index).
-inline constexpr std::int64_t kMaxRanks = INT32_MAX;
 
 /// Most bytes a configuration file may have (16 MiB).
 inline constexpr std::uintmax_t kMaxFileBytes = std::uintmax_t{16} << 20;

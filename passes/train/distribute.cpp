@@ -96,15 +96,7 @@ class Distributor {
       else if (o.layer == -2) { o.stage = p_ - 1; o.chunk = v_ - 1; }
       o.recomputed = o.layer >= 0 && (full || (selective && o.core));
       for (Index v : op.inputs) o.has_weights |= m_.values[static_cast<std::size_t>(v)].role == ValueRole::weight;
-      if (auto it = op.attrs.find("saves"); it != op.attrs.end()) {
-        std::size_t pos = 0;
-        const std::string& sv = it->second;
-        while (pos < sv.size()) {
-          std::size_t c = sv.find(',', pos);
-          o.saves.push_back(static_cast<Index>(std::stoll(sv.substr(pos, c - pos))));
-          pos = c == std::string::npos ? sv.size() : c + 1;
-        }
-      }
+      o.saves = saved_values(op);
       ops_.push_back(std::move(o));
     }
     // Inputs feeding column-parallel operations: where the "f" operator of Megatron sits.

@@ -7,7 +7,11 @@
 #include "core/ir.h"
 #include "passes/frontend/configs.h"
 
+#include <limits>
+
 namespace plancert::passes {
+
+static_assert(frontend::kMaxRanks == std::numeric_limits<Index>::max(), "a strategy's ranks must fit an Index");
 
 /// Layer placement of a pipeline: global virtual stage g = chunk * p + stage holds layers
 /// [g * l / (p v), (g + 1) * l / (p v)).

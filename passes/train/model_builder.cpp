@@ -4,6 +4,7 @@
 #include "verifiers/gate.h"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 namespace plancert::passes {
@@ -43,6 +44,19 @@ Attrs at(const std::string& layer, const char* tp, bool core = false) {
 std::int64_t dtype_bytes(std::string_view dtype) {
   if (auto n = dtype_size(dtype)) return *n;
   throw std::invalid_argument("unknown dtype " + std::string(dtype));
+}
+
+Indices saved_values(const Operation& op) {
+  Indices out;
+  const auto it = op.attrs.find("saves");
+  for (std::size_t pos = 0; it != op.attrs.end() && pos < it->second.size();) {
+    const std::size_t comma = std::min(it->second.find(',', pos), it->second.size());
+    const long long v = std::stoll(it->second.substr(pos, comma - pos));
+    if (v < std::numeric_limits<Index>::min() || v > std::numeric_limits<Index>::max()) throw std::out_of_range("saves: " + std::to_string(v));
+    out.push_back(static_cast<Index>(v));
+    pos = comma + 1;
+  }
+  return out;
 }
 
 std::int64_t kv_groups(const Operation& op, std::int64_t t) {

@@ -95,4 +95,9 @@ ModelIR build_model_ir(const frontend::ModelConfig& model, const Workload& w, fr
 /// compute the same head, and every rank holds the whole KV projection.
 std::int64_t kv_groups(const Operation& op, std::int64_t t);
 
+/// The values an operation's backward needs: its `saves` attribute, as build_model_ir writes it
+/// (comma-separated value indices; none without the attribute). Throws std::out_of_range for an
+/// index that is not an Index and std::invalid_argument for text that is not a number.
+Indices saved_values(const Operation& op);
+
 }  // namespace plancert::passes

@@ -11,19 +11,6 @@
 namespace plancert::passes {
 namespace {
 
-std::vector<std::string> split_indices(const Attrs& a, const char* key) {
-  std::vector<std::string> out;
-  auto it = a.find(key);
-  if (it == a.end()) return out;
-  std::size_t pos = 0;
-  while (pos < it->second.size()) {
-    std::size_t c = it->second.find(',', pos);
-    out.push_back(it->second.substr(pos, c - pos));
-    pos = c == std::string::npos ? it->second.size() : c + 1;
-  }
-  return out;
-}
-
 std::vector<Capability> requirements(const DistTask& t, const std::string& dtype) {
   std::vector<Capability> r;
   if (t.kind == TaskKind::collective) r.push_back(Capability{t.collective->kind, "", CapabilityKind::collective, t.collective->reduction});
@@ -111,8 +98,7 @@ PortablePlanIR plan_training(const ModelIR& m, const DistributedTaskIR& d, const
       for (Index v : m.operations[op].outputs) made_by[{st, m.values[static_cast<std::size_t>(v)].id}] = static_cast<Index>(i);
       continue;
     }
-    for (const auto& sv : split_indices(m.operations[op].attrs, "saves")) {
-      Index v = static_cast<Index>(std::stoll(sv));
+    for (const Index v : saved_values(m.operations[op])) {
       const std::string& vid = m.values[static_cast<std::size_t>(v)].id;
       std::int64_t prod = producer[static_cast<std::size_t>(v)];
       bool stored = !recomputed(op) || !(prod >= 0 && recomputed(static_cast<std::size_t>(prod)) && unit(static_cast<std::size_t>(prod)) == unit(op));

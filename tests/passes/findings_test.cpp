@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 namespace plancert::testing {
 namespace {
 
@@ -28,6 +30,28 @@ TEST(Findings, ModelIRWithAVocabularyCommits) {
   const ModelConfig m = gpt(1, 8, 1, 16);
   auto r = Gate::commit_root(make_snapshot(passes::build_model_ir(m, concrete_workload(1, 4), DType::BF16), {}));
   ASSERT_TRUE(std::holds_alternative<Committed<ModelIR>>(r)) << text(std::get<Rejection>(r).diagnostics);
+}
+
+// The `saves` attribute is written by build_model_ir and read by the distribution and planning
+// passes through one parser, saved_values: it returns what the builder wrote (every index a
+// value of the model), and refuses an index that is not an Index rather than wrapping it.
+TEST(Findings, SavedValuesReadWhatTheBuilderWrote) {
+  const ModelIR ir = passes::build_model_ir(gpt(2, 8, 1, 16), concrete_workload(1, 4), DType::BF16);
+  std::size_t saved = 0;
+  for (const auto& op : ir.operations) {
+    const Indices v = passes::saved_values(op);
+    EXPECT_EQ(v.empty(), !op.attrs.count("saves")) << op.id;
+    for (const Index i : v) EXPECT_TRUE(i >= 0 && static_cast<std::size_t>(i) < ir.values.size()) << op.id;
+    saved += v.size();
+  }
+  EXPECT_GT(saved, 0U);
+  Operation op;
+  op.attrs["saves"] = "3,0,12";
+  EXPECT_EQ(passes::saved_values(op), (Indices{3, 0, 12}));
+  op.attrs["saves"] = "2147483648";
+  EXPECT_THROW(passes::saved_values(op), std::out_of_range);
+  op.attrs["saves"] = "1,,2";
+  EXPECT_THROW(passes::saved_values(op), std::invalid_argument);
 }
 
 // Under sequence parallelism every stored block input is sharded over the t ranks
