@@ -96,7 +96,7 @@ class Distributor {
       else if (o.layer == -2) { o.stage = p_ - 1; o.chunk = v_ - 1; }
       o.recomputed = o.layer >= 0 && (full || (selective && o.core));
       for (Index v : op.inputs) o.has_weights |= m_.values[static_cast<std::size_t>(v)].role == ValueRole::weight;
-      o.saves = saved_values(op);
+      o.saves = saved_values(op, m_.values.size());
       ops_.push_back(std::move(o));
     }
     // Inputs feeding column-parallel operations: where the "f" operator of Megatron sits.

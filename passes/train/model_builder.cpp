@@ -46,13 +46,16 @@ std::int64_t dtype_bytes(std::string_view dtype) {
   throw std::invalid_argument("unknown dtype " + std::string(dtype));
 }
 
-Indices saved_values(const Operation& op) {
+Indices saved_values(const Operation& op, std::size_t values) {
   Indices out;
   const auto it = op.attrs.find("saves");
   for (std::size_t pos = 0; it != op.attrs.end() && pos < it->second.size();) {
     const std::size_t comma = std::min(it->second.find(',', pos), it->second.size());
-    const long long v = std::stoll(it->second.substr(pos, comma - pos));
-    if (v < std::numeric_limits<Index>::min() || v > std::numeric_limits<Index>::max()) throw std::out_of_range("saves: " + std::to_string(v));
+    const std::string text = it->second.substr(pos, comma - pos);
+    std::size_t used = 0;
+    const long long v = std::stoll(text, &used);
+    if (used != text.size()) throw std::invalid_argument("saves: " + text);
+    if (v < 0 || static_cast<unsigned long long>(v) >= values || v > std::numeric_limits<Index>::max()) throw std::out_of_range("saves: " + std::to_string(v));
     out.push_back(static_cast<Index>(v));
     pos = comma + 1;
   }

@@ -98,7 +98,7 @@ PortablePlanIR plan_training(const ModelIR& m, const DistributedTaskIR& d, const
       for (Index v : m.operations[op].outputs) made_by[{st, m.values[static_cast<std::size_t>(v)].id}] = static_cast<Index>(i);
       continue;
     }
-    for (const Index v : saved_values(m.operations[op])) {
+    for (const Index v : saved_values(m.operations[op], m.values.size())) {
       const std::string& vid = m.values[static_cast<std::size_t>(v)].id;
       std::int64_t prod = producer[static_cast<std::size_t>(v)];
       bool stored = !recomputed(op) || !(prod >= 0 && recomputed(static_cast<std::size_t>(prod)) && unit(static_cast<std::size_t>(prod)) == unit(op));

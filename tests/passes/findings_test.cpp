@@ -34,12 +34,13 @@ TEST(Findings, ModelIRWithAVocabularyCommits) {
 
 // The `saves` attribute is written by build_model_ir and read by the distribution and planning
 // passes through one parser, saved_values: it returns what the builder wrote (every index a
-// value of the model), and refuses an index that is not an Index rather than wrapping it.
+// value of the model), and refuses an index that is not a value of the model (the gate does
+// not check the attribute) rather than reading past the values.
 TEST(Findings, SavedValuesReadWhatTheBuilderWrote) {
   const ModelIR ir = passes::build_model_ir(gpt(2, 8, 1, 16), concrete_workload(1, 4), DType::BF16);
   std::size_t saved = 0;
   for (const auto& op : ir.operations) {
-    const Indices v = passes::saved_values(op);
+    const Indices v = passes::saved_values(op, ir.values.size());
     EXPECT_EQ(v.empty(), !op.attrs.count("saves")) << op.id;
     for (const Index i : v) EXPECT_TRUE(i >= 0 && static_cast<std::size_t>(i) < ir.values.size()) << op.id;
     saved += v.size();
@@ -47,11 +48,16 @@ TEST(Findings, SavedValuesReadWhatTheBuilderWrote) {
   EXPECT_GT(saved, 0U);
   Operation op;
   op.attrs["saves"] = "3,0,12";
-  EXPECT_EQ(passes::saved_values(op), (Indices{3, 0, 12}));
+  EXPECT_EQ(passes::saved_values(op, 13), (Indices{3, 0, 12}));
+  EXPECT_THROW(passes::saved_values(op, 12), std::out_of_range);  // 12 is past 12 values
+  op.attrs["saves"] = "-1";
+  EXPECT_THROW(passes::saved_values(op, 13), std::out_of_range);
   op.attrs["saves"] = "2147483648";
-  EXPECT_THROW(passes::saved_values(op), std::out_of_range);
-  op.attrs["saves"] = "1,,2";
-  EXPECT_THROW(passes::saved_values(op), std::invalid_argument);
+  EXPECT_THROW(passes::saved_values(op, std::size_t{1} << 40), std::out_of_range);
+  for (const char* bad : {"1,,2", "1x", "2 "}) {
+    op.attrs["saves"] = bad;
+    EXPECT_THROW(passes::saved_values(op, 13), std::invalid_argument) << bad;
+  }
 }
 
 // Under sequence parallelism every stored block input is sharded over the t ranks
