@@ -52,10 +52,9 @@ Indices saved_values(const Operation& op, std::size_t values) {
   for (std::size_t pos = 0; it != op.attrs.end() && pos < it->second.size();) {
     const std::size_t comma = std::min(it->second.find(',', pos), it->second.size());
     const std::string text = it->second.substr(pos, comma - pos);
-    std::size_t used = 0;
-    const long long v = std::stoll(text, &used);
-    if (used != text.size()) throw std::invalid_argument("saves: " + text);
-    if (v < 0 || static_cast<unsigned long long>(v) >= values || v > std::numeric_limits<Index>::max()) throw std::out_of_range("saves: " + std::to_string(v));
+    if (text.empty() || !std::all_of(text.begin(), text.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) throw std::invalid_argument("saves: \"" + text + "\"");
+    const long long v = std::stoll(text);  // digits only: std::out_of_range past long long
+    if (static_cast<unsigned long long>(v) >= values || v > std::numeric_limits<Index>::max()) throw std::out_of_range("saves: " + text);
     out.push_back(static_cast<Index>(v));
     pos = comma + 1;
   }

@@ -97,8 +97,8 @@ std::int64_t kv_groups(const Operation& op, std::int64_t t);
 
 /// The values an operation's backward needs: its `saves` attribute, as build_model_ir writes it
 /// (comma-separated value indices; none without the attribute). Throws std::out_of_range for an
-/// index that is not a value of the model (outside [0, `values`), or not an Index) and
-/// std::invalid_argument for text that is not a number: the gate does not check this
+/// index that is not a value of the model (at least `values`, or not an Index) and
+/// std::invalid_argument for an entry that is not decimal digits: the gate does not check this
 /// attribute, so a foreign ModelIR's bad index is refused here, not read out of bounds by the
 /// pass that follows.
 Indices saved_values(const Operation& op, std::size_t values);
