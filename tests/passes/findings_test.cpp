@@ -40,9 +40,9 @@ TEST(Findings, SavedValuesReadWhatTheBuilderWrote) {
   const ModelIR ir = passes::build_model_ir(gpt(2, 8, 1, 16), concrete_workload(1, 4), DType::BF16);
   std::size_t saved = 0;
   for (const auto& op : ir.operations) {
-    const Indices v = passes::saved_values(op, ir.values.size());
+    Indices v;  // saved_values throws on an index that is not a value: the builder writes none
+    EXPECT_NO_THROW(v = passes::saved_values(op, ir.values.size())) << op.id;
     EXPECT_EQ(v.empty(), !op.attrs.count("saves")) << op.id;
-    for (const Index i : v) EXPECT_TRUE(i >= 0 && static_cast<std::size_t>(i) < ir.values.size()) << op.id;
     saved += v.size();
   }
   EXPECT_GT(saved, 0U);
