@@ -67,9 +67,9 @@ void observations_trace(check::Ctx& c, const ConcretePlanIR& plan, const Observa
 /// a topological order of dependencies, queue order and token waits (DEADLOCK-1's graph, which
 /// is happens-before's). Empty vectors where not derived.
 struct Flow {
-  std::vector<std::int64_t> signaller;  ///< by token
-  std::vector<std::int64_t> prev;       ///< by command
-  std::vector<std::uint32_t> order;     ///< empty, or every command once, each after its predecessors
+  std::vector<Index> signaller;      ///< by token
+  std::vector<Index> prev;           ///< by command
+  std::vector<std::uint32_t> order;  ///< empty, or every command once, each after its predecessors
 };
 /// IMPL-2 (device ranks), and when `families_ok` (no finding of the plan's other families)
 /// RACE-1..3 and CAP-5 under the happens-before order of dependencies, queue order and tokens.

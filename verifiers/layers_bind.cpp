@@ -33,7 +33,7 @@ std::string in_quotes(const std::string& s) { return "\"" + s + "\""; }
 struct Hb {
   Hb(const ConcretePlanIR& plan, Flow&& f) : p(plan), signaller(std::move(f.signaller)), qprev(std::move(f.prev)), order(std::move(f.order)) {}
   const ConcretePlanIR& p;
-  std::vector<std::int64_t> signaller, qprev;  // the families' (layers.h, Flow)
+  std::vector<Index> signaller, qprev;  // the families' (layers.h, Flow)
   std::size_t k = 0, rows = 0;  // chains; the most rows live at once
   struct Node { std::uint32_t chain, pos, last, slot; };  // together: one cache miss per predecessor, not four
   std::vector<std::uint32_t> order;
@@ -55,7 +55,7 @@ struct Hb {
     if (qprev.empty()) qprev.assign(n, -1);  // a slot target: no queues, and no order from DEADLOCK-1
     if (order.empty() && !check::find_cycle(n, [&](std::size_t v, auto&& fn) { preds(v, fn); }, &order).empty()) return 1;
     std::vector<std::uint32_t> tail;
-    std::vector<std::int64_t> d(n + 1, 0);  // d[i]: rows taken at step i minus rows freed after step i - 1
+    std::vector<std::int32_t> d(n + 1, 0);  // d[i]: rows taken at step i minus rows freed after step i - 1
     node.assign(n, Node{0, 0, 0, 0});
     for (std::uint32_t i = 0; i < n; ++i) {  // queue: the queue predecessor's chain; slot: a predecessor that ends its chain
       const std::uint32_t v = order[i];
@@ -177,6 +177,7 @@ void race(check::Ctx& c, const ConcretePlanIR& p, Flow&& flow) {
     if (kind == 1 && nx != active.end()) check(b, nx->second);
     if (kind == 0) active.erase(it);
   }
+  decltype(ev)().swap(ev);  // freed before the sweep, whose clock table can take the space (README, Performance)
   // CAP-5: peak = highest end address of the device's buffers; lower bound = pinned bytes plus the
   // bytes of buffers with an access at or before the witness and one strictly after it. Tallies
   // base[k] + 2j and + 2j + 1: the j-th buffer of the device has an access before / after the witness.

@@ -48,9 +48,9 @@ void memory(check::Ctx& c, const ConcretePlanIR& p) {
 }
 
 // QUEUE-2..4; returns the queue predecessor of each command (or -1) for DEADLOCK.
-std::vector<std::int64_t> queues(check::Ctx& c, const ConcretePlanIR& p, bool& ok) {
+std::vector<Index> queues(check::Ctx& c, const ConcretePlanIR& p, bool& ok) {
   const std::size_t n = p.commands.size();
-  std::vector<std::int64_t> qof(n, -1), pos(n, -1), prev(n, -1);
+  std::vector<Index> qof(n, -1), pos(n, -1), prev(n, -1);  // Index: 4 bytes a command, not 8
   for (std::size_t q = 0; q < p.queue->queues.size(); ++q) {
     const auto& queue = p.queue->queues[q];
     for (std::size_t k = 0; k < queue.commands.size(); ++k) {
@@ -59,8 +59,8 @@ std::vector<std::int64_t> queues(check::Ctx& c, const ConcretePlanIR& p, bool& o
       const auto& cmd = p.commands[v];
       auto path = [&] { return at("queue/queues", q, "commands", static_cast<std::int64_t>(k)); };  // built only for a finding
       if (qof[v] >= 0) { c.err("QUEUE-3", path(), "command \"" + cmd.id + "\" is issued on more than one queue or twice"); ok = false; continue; }
-      qof[v] = static_cast<std::int64_t>(q);
-      pos[v] = static_cast<std::int64_t>(k);
+      qof[v] = static_cast<Index>(q);
+      pos[v] = static_cast<Index>(k);
       prev[v] = k ? queue.commands[k - 1] : -1;
       if (queue_kind_for(cmd.kind) != queue.kind || cmd.device != queue.device)
         c.err("QUEUE-2", path(), "a " + std::string(codec::enum_name(cmd.kind)) + " command of device " + std::to_string(cmd.device) + " cannot be issued on a " +
@@ -83,7 +83,7 @@ std::vector<std::int64_t> queues(check::Ctx& c, const ConcretePlanIR& p, bool& o
 
 bool issue_less(const Issue& a, const Issue& b) { return a.cycle != b.cycle ? a.cycle < b.cycle : a.slot < b.slot; }
 
-void slots(check::Ctx& c, const ConcretePlanIR& p, const std::vector<std::int64_t>& signaler) {
+void slots(check::Ctx& c, const ConcretePlanIR& p, const std::vector<Index>& signaler) {
   const auto& s = *p.slot;
   const std::size_t n = p.commands.size();
   if (s.issue.size() != n) { c.err("SLOT-1", "/payload/slot/issue", "there must be one issue position per command (" + std::to_string(n) + "), found " + std::to_string(s.issue.size())); return; }
@@ -138,7 +138,7 @@ Flow families(check::Ctx& c, const ConcretePlanIR& p) {
     for (std::size_t k = 0; k < p.commands[v].signals.size(); ++k) {
       auto t = static_cast<std::size_t>(p.commands[v].signals[k]);
       if (signaler[t] >= 0) c.err("TOKEN-1", at("commands", v, "signals", static_cast<std::int64_t>(k)), "token \"" + p.tokens[t].id + "\" is signalled by more than one command");
-      else signaler[t] = static_cast<std::int64_t>(v);
+      else signaler[t] = static_cast<Index>(v);
     }
     for (std::size_t k = 0; k < p.commands[v].waits.size(); ++k)
       if (signaler[static_cast<std::size_t>(p.commands[v].waits[k])] == static_cast<std::int64_t>(v))

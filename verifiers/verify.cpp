@@ -77,6 +77,9 @@ template <class P, class F>
 void entities(const P&, F&&) {}  // TimelineBundle, ObservationSet: no entities with ids
 
 template <class P>
+std::size_t entity_count(const P& p) { std::size_t n = 0; entities(p, [&](auto&&...) { ++n; }); return n; }
+
+template <class P>
 const std::vector<std::string>* rules_of(const P& p) { if constexpr (requires { p.rules; }) return &p.rules; else return nullptr; }
 
 // ATTR-1: names each layer reserves for the layers that own them (compared case-insensitively).
@@ -103,15 +106,21 @@ bool id_syntax_ok(const std::string& id) {
 // ID-1, ID-2, LINEAGE-1, ATTR-1.
 template <class P>
 void identity(Ctx& c, const P& p, std::size_t layer, bool root) {
-  struct First { const std::string* id; const char* array; std::size_t index; };  // 24 bytes: array names are literals
-  std::vector<First> first;  // each distinct id where it is first used
-  std::vector<std::size_t> hash;  // of every id, first, so that the table slot of the id 16 ahead can be fetched early
-  entities(p, [&](std::string_view, std::size_t, const std::string& id, auto&&...) { hash.push_back(std::hash<std::string_view>{}(id)); });
-  first.reserve(hash.size());
-  // Open addressing (linear probing): 0 = empty, else the hash's top 32 bits above 1 + the index into first
-  // (fewer than 2^32 entities: each is many bytes of memory). Load 1/3 to 2/3: a million ids take
-  // 16 MB, which stays largely in cache.
-  std::vector<std::uint64_t> slot(std::bit_ceil(hash.size() + hash.size() / 2 + 2), 0);
+  // Every entity's id and its hash, in entity order, first (one block of the exact size: a million
+  // ids take 16 MB), so that the table slot of the id 16 ahead can be fetched early; starts: the
+  // ordinal of each array's first entity, to name where an id was first used.
+  struct Ent { std::uint64_t hash; const std::string* id; };
+  std::vector<Ent> ent;
+  std::vector<std::pair<std::size_t, std::string_view>> starts;
+  ent.reserve(entity_count(p));
+  entities(p, [&](std::string_view array, std::size_t i, const std::string& id, auto&&...) {
+    if (i == 0) starts.emplace_back(ent.size(), array);
+    ent.push_back({std::hash<std::string_view>{}(id), &id});
+  });
+  // Open addressing (linear probing): 0 = empty, else the hash's top 32 bits above 1 + the ordinal of
+  // the entity that first used the id (fewer than 2^32 entities: each is many bytes of memory). Load
+  // 1/3 to 2/3: a million ids take 16 MB, which stays largely in cache.
+  std::vector<std::uint64_t> slot(std::bit_ceil(ent.size() + ent.size() / 2 + 2), 0);
   const std::size_t mask = slot.size() - 1;
   std::size_t e = 0;
   const auto* rules = rules_of(p);
@@ -120,13 +129,14 @@ void identity(Ctx& c, const P& p, std::size_t layer, bool root) {
     if (!declared.insert((*rules)[i]).second) c.err("LINEAGE-1", "/payload/rules/" + std::to_string(i), "rule \"" + (*rules)[i] + "\" is declared twice");
   entities(p, [&](std::string_view array, std::size_t i, const std::string& id, const Lineage* lin, const Attrs* attrs) {
     if (!id_syntax_ok(id)) c.err("ID-2", at(array, i, "id"), "id \"" + id.substr(0, 64) + "\" is empty, longer than 256 bytes or has a character outside [A-Za-z0-9_.:/#@+-[]=,]");
-    if (e + 16 < hash.size()) __builtin_prefetch(&slot[hash[e + 16] & mask]);
-    const std::uint64_t h = hash[e++], tag = h >> 32 << 32;
+    if (e + 16 < ent.size()) __builtin_prefetch(&slot[ent[e + 16].hash & mask]);
+    const std::uint64_t h = ent[e++].hash, tag = h >> 32 << 32;
     std::size_t k = h & mask;
-    auto entry = [&]() -> const First& { return first[(slot[k] & 0xFFFFFFFF) - 1]; };  // the entity slot k holds
-    while (slot[k] && !((slot[k] >> 32 << 32) == tag && *entry().id == id)) k = (k + 1) & mask;
-    if (slot[k]) c.err("ID-1", at(array, i, "id"), "id \"" + id + "\" is not unique", {"first used at " + at(entry().array, entry().index)});
-    else { first.push_back({&id, array.data(), i}); slot[k] = tag | first.size(); }
+    while (slot[k] && !((slot[k] >> 32 << 32) == tag && *ent[(slot[k] & 0xFFFFFFFF) - 1].id == id)) k = (k + 1) & mask;
+    if (const std::size_t f = (slot[k] & 0xFFFFFFFF) - 1; slot[k]) {  // f: the ordinal of the entity that first used the id
+      const auto& [start, first] = *std::prev(std::partition_point(starts.begin(), starts.end(), [&](const auto& s) { return s.first <= f; }));
+      c.err("ID-1", at(array, i, "id"), "id \"" + id + "\" is not unique", {"first used at " + at(first, f - start)});
+    } else slot[k] = tag | e;
     if (lin) {
       if (!declared.count(lin->rule.str())) c.err("LINEAGE-1", at(array, i, "lineage/rule"), "rule \"" + lin->rule.str() + "\" is not declared in /payload/rules");
       if (root && (lin->kind != LineageKind::introduced || !lin->sources.empty()))
@@ -251,14 +261,6 @@ bool refs_machine(Ctx& c, const MachineIR& m, Scratch& s) {
   return ok;
 }
 
-std::size_t scratch_size(const ModelIR& m) { return m.values.size() + m.operations.size(); }
-std::size_t scratch_size(const DistributedTaskIR& d) { return d.tasks.size(); }
-std::size_t scratch_size(const PortablePlanIR& p) { return p.tasks.size() + p.buffers.size(); }
-std::size_t scratch_size(const ConcretePlanIR& p) { return p.commands.size() + p.buffers.size() + p.tokens.size() + p.devices.size() + p.regions.size(); }
-std::size_t scratch_size(const MachineIR& m) { return m.instructions.size(); }
-template <class P>
-std::size_t scratch_size(const P&) { return 0; }
-
 void layer_checks(Ctx& c, const ModelIR& m, Scratch& s) { if (refs_model(c, m, s)) layers::flow(c, m); }
 void layer_checks(Ctx& c, const DistributedTaskIR& d, Scratch& s) {
   if (!refs_dist(c, d, s)) return;
@@ -298,7 +300,7 @@ Diagnostics verify_snapshot(const AnySnapshot& any, std::string_view payload_dig
       c.err("DIGEST-4", "/parents", std::string(schema_of(any)) + " must have exactly " + std::to_string(want) + " parent digest(s), found " + std::to_string(s.parents.size()));
     identity(c, s.payload, layer, layer == 0);
     symbols(c, s.payload);
-    Scratch scratch(scratch_size(s.payload));
+    Scratch scratch(entity_count(s.payload));  // at least the size of any array a reference indexes
     layer_checks(c, s.payload, scratch);
   }, any);
   return d;
