@@ -134,6 +134,18 @@ TEST(Json, Int64DecodesExactlyAtEveryLengthAndRejectsOverflow) {
   EXPECT_EQ(dec("10"), "10");
 }
 
+// SCHEMA-8 also bounds how many members an array or object has: at most 2^31 - 1, as indices
+// are 32-bit (codec::check_size, called by the array, list and annotation decoders). No input
+// within the size limit can reach it (that many members take more than 4 GB of text), so the
+// bound itself is tested here: 2^31 - 1 passes, one more is SCHEMA-8.
+TEST(Json, MemberCountsBeyondTheIndexRangeAreSchema8) {
+  json::Reader r("[]");
+  EXPECT_NO_THROW(codec::check_size(r, std::size_t{INT32_MAX}));
+  std::string code = "none";
+  try { codec::check_size(r, std::size_t{INT32_MAX} + 1); } catch (const InputError& e) { code = e.diag.code; }
+  EXPECT_EQ(code, "SCHEMA-8");
+}
+
 // Indices are 32-bit (core/ir.h Index), alone and in lists: up to 9 digits are summed in place,
 // and an index outside -2^31 .. 2^31-1 is SCHEMA-8 at its path, never truncated.
 TEST(Json, Int32IndexListsDecodeExactlyAndRejectOverflow) {
