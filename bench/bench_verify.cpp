@@ -45,6 +45,11 @@
 //                          of a few seconds this virtual machine has returned it to the host
 //                          (free page reporting) and a run pays for fresh pages, as a single
 //                          `plancert verify` does (README, Performance).
+//   PLANCERT_BENCH_CHILD_TUNABLES  if set, GLIBC_TUNABLES of the measured runs only (not of
+//                          this process, whose plans would take the pool first): with
+//                          `glibc.malloc.hugetlb=2`, `plancert verify` uses a huge page pool
+//                          (README, Performance, "A huge page pool"). Their peak_rss_MiB then
+//                          leaves out the pool's pages, which the kernel does not count in RSS.
 // Exit status 1 if a plan could not be generated or was rejected, or a verify run failed.
 #include "bench/gen_plan.h"
 #include "cli/io.h"
@@ -237,6 +242,7 @@ int measure_main(int argc, char** argv) {
   if (pid == 0) {
     ::dup2(fd, 1);
     ::dup2(fd, 2);
+    if (const char* t = std::getenv("PLANCERT_BENCH_CHILD_TUNABLES")) ::setenv("GLIBC_TUNABLES", t, 1);  // one thread: safe after fork
     ::execv(argv[3], argv + 3);
     ::_exit(127);
   }

@@ -16,9 +16,12 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <charconv>
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string_view>
 #include <system_error>
@@ -94,6 +97,40 @@ double small_page_ms_per_mib(std::uintptr_t at) {
 }
 }  // namespace
 
+bool tunables_request_huge_pool(std::string_view tunables) {
+  bool on = false;
+  for (std::size_t at = 0; at <= tunables.size();) {  // name=value entries separated by ':'
+    const std::size_t end = std::min(tunables.find(':', at), tunables.size());
+    const std::string_view entry = tunables.substr(at, end - at);
+    if (entry.rfind("glibc.malloc.hugetlb=", 0) == 0) on = entry == "glibc.malloc.hugetlb=2";
+    at = end + 1;
+  }
+  return on;
+}
+
+std::uintmax_t huge_pool_free_bytes(std::string_view meminfo) {
+  auto field = [&](std::string_view name) -> std::uintmax_t {  // the number after "name:" at the start of a line
+    for (std::size_t at = 0; at < meminfo.size();) {
+      const std::size_t end = std::min(meminfo.find('\n', at), meminfo.size());
+      if (const std::string_view line = meminfo.substr(at, end - at); line.size() > name.size() && line.rfind(name, 0) == 0 && line[name.size()] == ':') {
+        std::string_view rest = line.substr(name.size() + 1);
+        rest.remove_prefix(std::min(rest.find_first_not_of(' '), rest.size()));
+        std::uintmax_t v = 0;
+        const auto [p, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), v);
+        return ec == std::errc() ? v : 0;
+      }
+      at = end + 1;
+    }
+    return 0;
+  };
+  const std::uintmax_t pages = field("HugePages_Free"), kib = field("Hugepagesize");
+  return kib != 0 && pages <= UINTMAX_MAX / 1024 / kib ? pages * kib * 1024 : 0;
+}
+
+bool use_huge_pool(std::string_view tunables, std::uintmax_t pool_free_bytes, std::uintmax_t heap_bytes) {
+  return tunables_request_huge_pool(tunables) && pool_free_bytes > 0 && pool_free_bytes >= heap_bytes / 3;
+}
+
 HeapReserve reserve_heap(std::uintmax_t heap_bytes) {
   HeapReserve out;
   const char* env = std::getenv("PLANCERT_HEAP_PAGES");
@@ -107,6 +144,16 @@ HeapReserve reserve_heap(std::uintmax_t heap_bytes) {
   constexpr std::uintmax_t kMax = INT32_MAX - 2 * kMin;
   static_assert(kLargeRunMinHeap == 4 * kMin && kSmallPageProbe < kLargeRunMinHeap / 4);
   if (heap_bytes < kLargeRunMinHeap) return out;
+  if (const char* tunables = std::getenv("GLIBC_TUNABLES"); (pages.empty() || pages == "auto") && tunables != nullptr && tunables_request_huge_pool(tunables)) {
+    std::ifstream in("/proc/meminfo");
+    const std::string meminfo((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (use_huge_pool(tunables, huge_pool_free_bytes(meminfo), heap_bytes)) {
+      ::mallopt(M_MMAP_THRESHOLD, static_cast<int>(kHuge));  // blocks of 2 MiB and more: each mapped by glibc, from the pool
+      ::mallopt(M_TRIM_THRESHOLD, INT32_MAX);                // the small blocks' heap keeps its pages
+      out.huge_pool = true;
+      return out;
+    }
+  }
   const auto top = [] { return reinterpret_cast<std::uintptr_t>(::sbrk(0)); };
   ::mallopt(M_MMAP_MAX, 0);  // large blocks (the command array) come from the heap too
   ::mallopt(M_TRIM_THRESHOLD, INT32_MAX);

@@ -70,7 +70,24 @@ struct HeapReserve {
   std::uintmax_t bytes = 0;           ///< address space added to the heap (0: nothing was done)
   bool huge_pages = false;            ///< the reserve (or all of it after the probe) was marked for transparent huge pages (`MADV_HUGEPAGE`)
   double small_page_ms_per_mib = 0;   ///< the probe's median first-touch cost of 4 KiB pages, ms per MiB (0: no probe)
+  bool huge_pool = false;             ///< no reserve: blocks of 2 MiB and more are left to glibc, which maps them from the huge page pool
 };
+
+/// Whether `tunables`, the value of `GLIBC_TUNABLES`, tells glibc's malloc to map its large
+/// blocks from the kernel's huge page pool: it sets `glibc.malloc.hugetlb` to 2 (glibc 2.35 and
+/// later; the last setting of a tunable counts, as in glibc).
+bool tunables_request_huge_pool(std::string_view tunables);
+
+/// Free bytes of the kernel's huge page pool, `HugePages_Free` times `Hugepagesize`, read from
+/// `meminfo` (the text of `/proc/meminfo`); 0 when either line is missing or malformed.
+std::uintmax_t huge_pool_free_bytes(std::string_view meminfo);
+
+/// Whether reserve_heap() leaves large blocks to a huge page pool instead of reserving heap:
+/// glibc is told to use the pool (`tunables`, see tunables_request_huge_pool()), and the pool
+/// has at least a third of `heap_bytes` free (heap_for_input() is six times the input; a 1M-command
+/// plan's run takes about 1.7 times its input from the pool). A block the pool cannot take is
+/// mapped on ordinary pages by glibc, so a smaller pool is correct, only slower.
+bool use_huge_pool(std::string_view tunables, std::uintmax_t pool_free_bytes, std::uintmax_t heap_bytes);
 
 /// Prepares the heap for a run that will allocate up to about `heap_bytes`. Below 256 MiB
 /// (kLargeRunMinHeap) it does nothing. Above, on glibc, it grows the heap once by that much
@@ -86,6 +103,13 @@ struct HeapReserve {
 /// - `huge`: the whole reserve is marked for huge pages, without a probe;
 /// - `default`: the kernel's default page size stays, without a probe.
 /// Any other value is ignored with a one-line warning on stderr (and acts as unset).
+///
+/// With `auto`, a huge page pool comes first: when `GLIBC_TUNABLES` sets
+/// `glibc.malloc.hugetlb=2` and use_huge_pool() holds (the pool is `vm.nr_hugepages`, configured
+/// by the machine's administrator), nothing is reserved; blocks of 2 MiB and more are mapped by
+/// glibc one by one (`M_MMAP_THRESHOLD` 2 MiB), from the pool, and returned to it when freed.
+/// Pages of the pool stay allocated to it between runs, so on a virtual machine whose host
+/// reclaims freed memory they are not fresh again for the next run (README, Performance).
 ///
 /// Why: first touches of fresh memory dominate decoding or building a large plan, and every
 /// allocation taken from the top of the heap, without trimming or a fresh mapping per large

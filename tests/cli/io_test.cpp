@@ -215,5 +215,60 @@ TEST(Io, FasterBlake2bKeepsEveryDigest) {
   EXPECT_EQ(::sodium_init(), code == HashCode::simd ? 1 : 0);
 }
 
+
+// GLIBC_TUNABLES holds name=value entries separated by ':'; glibc takes a tunable's last
+// setting. Only glibc.malloc.hugetlb=2 maps blocks from the huge page pool (1 is transparent
+// huge pages, which the reserve already uses).
+TEST(HugePool, OnlyHugetlb2InTheTunablesAsksForThePool) {
+  EXPECT_TRUE(tunables_request_huge_pool("glibc.malloc.hugetlb=2"));
+  EXPECT_TRUE(tunables_request_huge_pool("glibc.malloc.arena_max=1:glibc.malloc.hugetlb=2"));
+  EXPECT_TRUE(tunables_request_huge_pool("glibc.malloc.hugetlb=1:glibc.malloc.hugetlb=2"));
+  EXPECT_FALSE(tunables_request_huge_pool("glibc.malloc.hugetlb=2:glibc.malloc.hugetlb=0"));
+  EXPECT_FALSE(tunables_request_huge_pool("glibc.malloc.hugetlb=1"));
+  EXPECT_FALSE(tunables_request_huge_pool("glibc.malloc.hugetlb=20"));
+  EXPECT_FALSE(tunables_request_huge_pool("xglibc.malloc.hugetlb=2"));
+  EXPECT_FALSE(tunables_request_huge_pool("glibc.malloc.hugetlb"));
+  EXPECT_FALSE(tunables_request_huge_pool(""));
+  EXPECT_FALSE(tunables_request_huge_pool(":"));
+}
+
+TEST(HugePool, FreeBytesAreFreePagesTimesThePageSize) {
+  const std::string meminfo = "MemTotal:       24563916 kB\nHugePages_Total:     512\nHugePages_Free:      300\nHugePages_Rsvd:        0\nHugepagesize:       2048 kB\n";
+  EXPECT_EQ(huge_pool_free_bytes(meminfo), std::uintmax_t{300} * 2048 * 1024);
+  EXPECT_EQ(huge_pool_free_bytes("HugePages_Free: 300\n"), 0u);                                       // no page size
+  EXPECT_EQ(huge_pool_free_bytes("Hugepagesize: 2048 kB\n"), 0u);                                      // no pool
+  EXPECT_EQ(huge_pool_free_bytes("HugePages_Freed: 3\nHugepagesize: 2048 kB\n"), 0u);                 // another field
+  EXPECT_EQ(huge_pool_free_bytes("HugePages_Free: x\nHugepagesize: 2048 kB\n"), 0u);                  // not a number
+  EXPECT_EQ(huge_pool_free_bytes("HugePages_Free: 99999999999999999999\nHugepagesize: 2048 kB\n"), 0u);  // beyond 64 bits
+  EXPECT_EQ(huge_pool_free_bytes("HugePages_Free: 9223372036854775807\nHugepagesize: 2048 kB\n"), 0u);   // bytes beyond 64 bits
+  EXPECT_EQ(huge_pool_free_bytes(""), 0u);
+}
+
+TEST(HugePool, IsUsedOnlyWhenAskedForAndLargeEnough) {
+  constexpr std::uintmax_t heap = heap_for_input(std::uintmax_t{440} << 20);  // the 1M-command plan: a pool of 880 MiB
+  EXPECT_TRUE(use_huge_pool("glibc.malloc.hugetlb=2", std::uintmax_t{1} << 30, heap));
+  EXPECT_TRUE(use_huge_pool("glibc.malloc.hugetlb=2", heap / 3, heap));
+  EXPECT_FALSE(use_huge_pool("glibc.malloc.hugetlb=2", heap / 3 - 1, heap));
+  EXPECT_FALSE(use_huge_pool("glibc.malloc.hugetlb=1", std::uintmax_t{1} << 30, heap));
+  EXPECT_FALSE(use_huge_pool("", std::uintmax_t{1} << 30, heap));
+  EXPECT_FALSE(use_huge_pool("glibc.malloc.hugetlb=2", 0, 0));  // no pool at all
+}
+
+// reserve_heap follows use_huge_pool with this machine's pool: on a machine without one (CI's)
+// it reserves heap as before even when the tunable asks for the pool. Last in this file: the
+// malloc options it sets last for the rest of the process.
+TEST(HugePool, ReserveHeapTakesThePoolExactlyWhenItQualifies) {
+  if (!kOwnMalloc) GTEST_SKIP() << "a sanitizer's allocator replaces glibc malloc; reserve_heap does nothing there";
+  const std::uintmax_t heap = heap_for_input(std::uintmax_t{100} << 20);
+  std::ifstream in("/proc/meminfo");
+  const std::string meminfo((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const bool qualifies = use_huge_pool("glibc.malloc.hugetlb=2", huge_pool_free_bytes(meminfo), heap);
+  ASSERT_EQ(::setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=2", 1), 0);
+  const HeapReserve r = reserve_heap(heap);
+  ASSERT_EQ(::unsetenv("GLIBC_TUNABLES"), 0);
+  EXPECT_EQ(r.huge_pool, qualifies);
+  EXPECT_EQ(r.bytes == 0, qualifies);  // the pool, or a reserve: never both
+}
+
 }  // namespace
 }  // namespace plancert::cli
