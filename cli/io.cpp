@@ -123,7 +123,8 @@ std::uintmax_t huge_pool_free_bytes(std::string_view meminfo) {
     }
     return 0;
   };
-  const std::uintmax_t pages = field("HugePages_Free"), kib = field("Hugepagesize");
+  const std::uintmax_t unused = field("HugePages_Free"), reserved = field("HugePages_Rsvd"), kib = field("Hugepagesize");
+  const std::uintmax_t pages = unused > reserved ? unused - reserved : 0;  // free pages already promised to a mapping are not available
   return kib != 0 && pages <= UINTMAX_MAX / 1024 / kib ? pages * kib * 1024 : 0;
 }
 

@@ -78,8 +78,9 @@ struct HeapReserve {
 /// later; the last setting of a tunable counts, as in glibc).
 bool tunables_request_huge_pool(std::string_view tunables);
 
-/// Free bytes of the kernel's huge page pool, `HugePages_Free` times `Hugepagesize`, read from
-/// `meminfo` (the text of `/proc/meminfo`); 0 when either line is missing or malformed.
+/// Available bytes of the kernel's huge page pool, `HugePages_Free` less `HugePages_Rsvd` (free
+/// pages promised to mappings already) times `Hugepagesize`, read from `meminfo` (the text of
+/// `/proc/meminfo`); 0 when the free count or the page size is missing or malformed.
 std::uintmax_t huge_pool_free_bytes(std::string_view meminfo);
 
 /// Whether reserve_heap() leaves large blocks to a huge page pool instead of reserving heap:

@@ -235,6 +235,8 @@ TEST(HugePool, OnlyHugetlb2InTheTunablesAsksForThePool) {
 TEST(HugePool, FreeBytesAreFreePagesTimesThePageSize) {
   const std::string meminfo = "MemTotal:       24563916 kB\nHugePages_Total:     512\nHugePages_Free:      300\nHugePages_Rsvd:        0\nHugepagesize:       2048 kB\n";
   EXPECT_EQ(huge_pool_free_bytes(meminfo), std::uintmax_t{300} * 2048 * 1024);
+  EXPECT_EQ(huge_pool_free_bytes("HugePages_Free: 300\nHugePages_Rsvd: 100\nHugepagesize: 2048 kB\n"), std::uintmax_t{200} * 2048 * 1024);  // reserved: not available
+  EXPECT_EQ(huge_pool_free_bytes("HugePages_Free: 300\nHugePages_Rsvd: 300\nHugepagesize: 2048 kB\n"), 0u);
   EXPECT_EQ(huge_pool_free_bytes("HugePages_Free: 300\n"), 0u);                                       // no page size
   EXPECT_EQ(huge_pool_free_bytes("Hugepagesize: 2048 kB\n"), 0u);                                      // no pool
   EXPECT_EQ(huge_pool_free_bytes("HugePages_Freed: 3\nHugepagesize: 2048 kB\n"), 0u);                 // another field
