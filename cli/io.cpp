@@ -108,7 +108,7 @@ bool tunables_request_huge_pool(std::string_view tunables) {
   return on;
 }
 
-std::uintmax_t huge_pool_free_bytes(std::string_view meminfo) {
+std::uintmax_t huge_pool_available_bytes(std::string_view meminfo) {
   auto field = [&](std::string_view name) -> std::uintmax_t {  // the number after "name:" at the start of a line
     for (std::size_t at = 0; at < meminfo.size();) {
       const std::size_t end = std::min(meminfo.find('\n', at), meminfo.size());
@@ -128,8 +128,8 @@ std::uintmax_t huge_pool_free_bytes(std::string_view meminfo) {
   return kib != 0 && pages <= UINTMAX_MAX / 1024 / kib ? pages * kib * 1024 : 0;
 }
 
-bool use_huge_pool(std::string_view tunables, std::uintmax_t pool_free_bytes, std::uintmax_t heap_bytes) {
-  return tunables_request_huge_pool(tunables) && pool_free_bytes > 0 && pool_free_bytes >= heap_bytes / 3;
+bool use_huge_pool(std::string_view tunables, std::uintmax_t pool_available_bytes, std::uintmax_t heap_bytes) {
+  return tunables_request_huge_pool(tunables) && pool_available_bytes > 0 && pool_available_bytes >= heap_bytes / 3;
 }
 
 HeapReserve reserve_heap(std::uintmax_t heap_bytes) {
@@ -145,10 +145,10 @@ HeapReserve reserve_heap(std::uintmax_t heap_bytes) {
   constexpr std::uintmax_t kMax = INT32_MAX - 2 * kMin;
   static_assert(kLargeRunMinHeap == 4 * kMin && kSmallPageProbe < kLargeRunMinHeap / 4);
   if (heap_bytes < kLargeRunMinHeap) return out;
-  if (const char* tunables = std::getenv("GLIBC_TUNABLES"); (pages.empty() || pages == "auto") && tunables != nullptr && tunables_request_huge_pool(tunables)) {
+  if (const char* tunables = std::getenv("GLIBC_TUNABLES"); (pages.empty() || pages == "auto") && tunables != nullptr) {  // use_huge_pool() reads the tunables
     std::ifstream in("/proc/meminfo");
     const std::string meminfo((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (use_huge_pool(tunables, huge_pool_free_bytes(meminfo), heap_bytes)) {
+    if (use_huge_pool(tunables, huge_pool_available_bytes(meminfo), heap_bytes)) {
       ::mallopt(M_MMAP_THRESHOLD, static_cast<int>(kHuge));  // blocks of 2 MiB and more: each mapped by glibc, from the pool
       ::mallopt(M_TRIM_THRESHOLD, INT32_MAX);                // the small blocks' heap keeps its pages
       out.huge_pool = true;

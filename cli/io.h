@@ -81,14 +81,14 @@ bool tunables_request_huge_pool(std::string_view tunables);
 /// Available bytes of the kernel's huge page pool, `HugePages_Free` less `HugePages_Rsvd` (free
 /// pages promised to mappings already) times `Hugepagesize`, read from `meminfo` (the text of
 /// `/proc/meminfo`); 0 when the free count or the page size is missing or malformed.
-std::uintmax_t huge_pool_free_bytes(std::string_view meminfo);
+std::uintmax_t huge_pool_available_bytes(std::string_view meminfo);
 
 /// Whether reserve_heap() leaves large blocks to a huge page pool instead of reserving heap:
 /// glibc is told to use the pool (`tunables`, see tunables_request_huge_pool()), and the pool
-/// has at least a third of `heap_bytes` free (heap_for_input() is six times the input; a 1M-command
+/// has at least a third of `heap_bytes` available (heap_for_input() is six times the input; a 1M-command
 /// plan's run takes about 1.7 times its input from the pool). A block the pool cannot take is
 /// mapped on ordinary pages by glibc, so a smaller pool is correct, only slower.
-bool use_huge_pool(std::string_view tunables, std::uintmax_t pool_free_bytes, std::uintmax_t heap_bytes);
+bool use_huge_pool(std::string_view tunables, std::uintmax_t pool_available_bytes, std::uintmax_t heap_bytes);
 
 /// Prepares the heap for a run that will allocate up to about `heap_bytes`. Below 256 MiB
 /// (kLargeRunMinHeap) it does nothing. Above, on glibc, it grows the heap once by that much

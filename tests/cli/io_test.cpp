@@ -232,18 +232,18 @@ TEST(HugePool, OnlyHugetlb2InTheTunablesAsksForThePool) {
   EXPECT_FALSE(tunables_request_huge_pool(":"));
 }
 
-TEST(HugePool, FreeBytesAreFreePagesTimesThePageSize) {
+TEST(HugePool, AvailableBytesAreUnreservedFreePagesTimesThePageSize) {
   const std::string meminfo = "MemTotal:       24563916 kB\nHugePages_Total:     512\nHugePages_Free:      300\nHugePages_Rsvd:        0\nHugepagesize:       2048 kB\n";
-  EXPECT_EQ(huge_pool_free_bytes(meminfo), std::uintmax_t{300} * 2048 * 1024);
-  EXPECT_EQ(huge_pool_free_bytes("HugePages_Free: 300\nHugePages_Rsvd: 100\nHugepagesize: 2048 kB\n"), std::uintmax_t{200} * 2048 * 1024);  // reserved: not available
-  EXPECT_EQ(huge_pool_free_bytes("HugePages_Free: 300\nHugePages_Rsvd: 300\nHugepagesize: 2048 kB\n"), 0u);
-  EXPECT_EQ(huge_pool_free_bytes("HugePages_Free: 300\n"), 0u);                                       // no page size
-  EXPECT_EQ(huge_pool_free_bytes("Hugepagesize: 2048 kB\n"), 0u);                                      // no pool
-  EXPECT_EQ(huge_pool_free_bytes("HugePages_Freed: 3\nHugepagesize: 2048 kB\n"), 0u);                 // another field
-  EXPECT_EQ(huge_pool_free_bytes("HugePages_Free: x\nHugepagesize: 2048 kB\n"), 0u);                  // not a number
-  EXPECT_EQ(huge_pool_free_bytes("HugePages_Free: 99999999999999999999\nHugepagesize: 2048 kB\n"), 0u);  // beyond 64 bits
-  EXPECT_EQ(huge_pool_free_bytes("HugePages_Free: 9223372036854775807\nHugepagesize: 2048 kB\n"), 0u);   // bytes beyond 64 bits
-  EXPECT_EQ(huge_pool_free_bytes(""), 0u);
+  EXPECT_EQ(huge_pool_available_bytes(meminfo), std::uintmax_t{300} * 2048 * 1024);
+  EXPECT_EQ(huge_pool_available_bytes("HugePages_Free: 300\nHugePages_Rsvd: 100\nHugepagesize: 2048 kB\n"), std::uintmax_t{200} * 2048 * 1024);  // reserved: not available
+  EXPECT_EQ(huge_pool_available_bytes("HugePages_Free: 300\nHugePages_Rsvd: 300\nHugepagesize: 2048 kB\n"), 0u);
+  EXPECT_EQ(huge_pool_available_bytes("HugePages_Free: 300\n"), 0u);                                       // no page size
+  EXPECT_EQ(huge_pool_available_bytes("Hugepagesize: 2048 kB\n"), 0u);                                      // no pool
+  EXPECT_EQ(huge_pool_available_bytes("HugePages_Freed: 3\nHugepagesize: 2048 kB\n"), 0u);                 // another field
+  EXPECT_EQ(huge_pool_available_bytes("HugePages_Free: x\nHugepagesize: 2048 kB\n"), 0u);                  // not a number
+  EXPECT_EQ(huge_pool_available_bytes("HugePages_Free: 99999999999999999999\nHugepagesize: 2048 kB\n"), 0u);  // beyond 64 bits
+  EXPECT_EQ(huge_pool_available_bytes("HugePages_Free: 9223372036854775807\nHugepagesize: 2048 kB\n"), 0u);   // bytes beyond 64 bits
+  EXPECT_EQ(huge_pool_available_bytes(""), 0u);
 }
 
 TEST(HugePool, IsUsedOnlyWhenAskedForAndLargeEnough) {
@@ -264,7 +264,7 @@ TEST(HugePool, ReserveHeapTakesThePoolExactlyWhenItQualifies) {
   const std::uintmax_t heap = heap_for_input(std::uintmax_t{100} << 20);
   std::ifstream in("/proc/meminfo");
   const std::string meminfo((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const bool qualifies = use_huge_pool("glibc.malloc.hugetlb=2", huge_pool_free_bytes(meminfo), heap);
+  const bool qualifies = use_huge_pool("glibc.malloc.hugetlb=2", huge_pool_available_bytes(meminfo), heap);
   ASSERT_EQ(::setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=2", 1), 0);
   const HeapReserve r = reserve_heap(heap);
   ASSERT_EQ(::unsetenv("GLIBC_TUNABLES"), 0);
