@@ -44,7 +44,7 @@ struct Hb {
     if (qprev[v] >= 0) fn(static_cast<std::size_t>(qprev[v]));
     for (Index u : p.commands[v].dependencies) fn(static_cast<std::size_t>(u));
     for (Index t : p.commands[v].waits)
-      if (std::int64_t u = signaller[static_cast<std::size_t>(t)]; u >= 0 && static_cast<std::size_t>(u) != v) fn(static_cast<std::size_t>(u));
+      if (const Index u = signaller[static_cast<std::size_t>(t)]; u >= 0 && static_cast<std::size_t>(u) != v) fn(static_cast<std::size_t>(u));
   }
   // Asked while b's row is live (b is the command sweep() hands to the checks).
   [[nodiscard]] bool before(std::size_t a, std::size_t b) const { return a == b || vc[std::size_t{node[b].slot} * k + node[a].chain] >= node[a].pos; }

@@ -104,7 +104,7 @@ void slots(check::Ctx& c, const ConcretePlanIR& p, const std::vector<Index>& sig
       if (!issue_less(s.issue[static_cast<std::size_t>(cmd.dependencies[k])], s.issue[v]))
         c.err("SLOT-3", at("commands", v, "dependencies", static_cast<std::int64_t>(k)), "dependency is not issued strictly before this command in (cycle, slot) order");
     for (std::size_t k = 0; k < cmd.waits.size(); ++k) {
-      std::int64_t u = signaler[static_cast<std::size_t>(cmd.waits[k])];
+      const Index u = signaler[static_cast<std::size_t>(cmd.waits[k])];
       if (u >= 0 && !issue_less(s.issue[static_cast<std::size_t>(u)], s.issue[v]))
         c.err("TOKEN-2", at("commands", v, "waits", static_cast<std::int64_t>(k)), "the token's signaller is not issued strictly before the waiting command");
     }
@@ -141,7 +141,7 @@ Flow families(check::Ctx& c, const ConcretePlanIR& p) {
       else signaler[t] = static_cast<Index>(v);
     }
     for (std::size_t k = 0; k < p.commands[v].waits.size(); ++k)
-      if (signaler[static_cast<std::size_t>(p.commands[v].waits[k])] == static_cast<std::int64_t>(v))
+      if (signaler[static_cast<std::size_t>(p.commands[v].waits[k])] == static_cast<Index>(v))
         c.err("TOKEN-2", at("commands", v, "waits", static_cast<std::int64_t>(k)), "a command waits for a token it signals itself");
   }
   for (std::size_t t = 0; t < p.tokens.size(); ++t)
