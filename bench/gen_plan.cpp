@@ -12,6 +12,7 @@
 #include <array>
 #include <cerrno>
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <system_error>
@@ -44,11 +45,17 @@ std::string id(std::string_view prefix, std::size_t i) { return cat(prefix, std:
 
 Lineage derived(std::string rule, std::string source) { return Lineage{LineageKind::derived, std::move(rule), {std::move(source)}}; }
 
+// The works drawn so far, by command kind and the three dimensions: a plan repeats few distinct
+// works, and its commands share them (core/ir.h, Command::work), as a decoded plan's do.
+using WorkCache = std::map<std::array<long long, 4>, codec::Shared<Work>>;
+
 // Exact work of one command (constants: a concrete plan is bound to its symbol values).
-Work work_of(CommandKind k, Rng& rng) {
+codec::Shared<Work> work_of(CommandKind k, Rng& rng, WorkCache& cache) {
   constexpr std::array<long long, 3> dims{1024, 2048, 4096};
-  Work w;
   long long m = dims[rng.below(3)], nn = dims[rng.below(3)], kk = dims[rng.below(3)];
+  const std::array<long long, 4> key{static_cast<long long>(k), m, nn, kk};
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  Work w;
   switch (k) {
     case CommandKind::launch:
       w.matrix_ops = Expr(2 * m * nn * kk);
@@ -65,7 +72,7 @@ Work work_of(CommandKind k, Rng& rng) {
       w.message_bytes = w.read_bytes = w.write_bytes = Expr(2 * m * nn);
       break;
   }
-  return w;
+  return cache.emplace(key, std::move(w)).first->second;
 }
 
 bool contains(const Indices& v, Index x) { return std::find(v.begin(), v.end(), x) != v.end(); }
@@ -91,6 +98,7 @@ Snapshot<ConcretePlanIR> generate_plan(const GenOptions& o, GenStats* stats) {
   if (nb < 4 * nd) throw std::invalid_argument("generate_plan: at least 4 buffers per device are needed");
 
   Rng rng(o.seed);
+  WorkCache works;
   GenStats st;
   ConcretePlanIR p;
   p.target = o.target;
@@ -169,7 +177,7 @@ Snapshot<ConcretePlanIR> generate_plan(const GenOptions& o, GenStats* stats) {
       default: c.implementation = "dma_copy"; break;
     }
     c.repeat = 1;
-    c.work = work_of(c.kind, rng);
+    c.work = work_of(c.kind, rng, works);
     if (i % 8 == 0) c.attrs = {{"layer", std::to_string(i / 1024)}, {"phase", (i / 4096) % 3 == 2 ? "bwd" : "fwd"}};
 
     // How many dependencies: an exact share of the edges, deficits carried forward.
