@@ -466,7 +466,7 @@ void for_each_expr(const T& v, F&& f) {
   else if constexpr (Reflected<T>) std::apply([&](const auto&... fl) { (for_each_expr(v.*(fl.ptr), f), ...); }, T::fields());
   else if constexpr (Vector<T>) for (const auto& x : v) for_each_expr(x, f);
   else if constexpr (requires { v.has_value(); }) { if (v) for_each_expr(*v, f); }  // optional
-  else if constexpr (requires { *v; }) for_each_expr(*v, f);  // Shared
+  else if constexpr (requires { requires std::same_as<T, Shared<std::remove_cvref_t<decltype(*v)>>>; }) for_each_expr(*v, f);  // Shared only: not any pointer
 }
 
 /// Canonical JSON text of any reflected value.

@@ -394,7 +394,7 @@ TEST(Json, RepeatedWorkTextsAreSharedAndAnyOtherTextIsDecoded) {
 }
 
 // codec::Shared: empty, it holds T{} (and encodes as T{} does); a copy is the same value; a new
-// value is another; for_each_expr reaches the Exprs inside.
+// value is another; for_each_expr reaches the Exprs inside (and does not follow plain pointers).
 TEST(Json, SharedValuesAreImmutableAndCopiesShareThem) {
   const codec::Shared<Work> empty;
   EXPECT_EQ(codec::to_canonical(empty), codec::to_canonical(Work{}));
@@ -409,6 +409,10 @@ TEST(Json, SharedValuesAreImmutableAndCopiesShareThem) {
   EXPECT_EQ(a->read_bytes, Expr::symbol("B"));
   int n = 0;
   codec::for_each_expr(a, [&](const Expr& e) { n += e == Expr::symbol("B") ? 100 : 1; });
+  EXPECT_EQ(n, 106);
+  // Only shared values are followed, not anything that dereferences (a pointer, an iterator).
+  const Expr* const p = &a->read_bytes;
+  codec::for_each_expr(p, [&](const Expr&) { n = -1; });
   EXPECT_EQ(n, 106);
 }
 
