@@ -45,7 +45,7 @@ std::string id(std::string_view prefix, std::size_t i) { return cat(prefix, std:
 
 Lineage derived(std::string rule, std::string source) { return Lineage{LineageKind::derived, std::move(rule), {std::move(source)}}; }
 
-// The works drawn so far, by command kind and the three dimensions: a plan repeats few distinct
+// The works drawn so far, by command kind and the dimensions the work uses: a plan repeats few distinct
 // works, and its commands share them (core/ir.h, Command::work), as a decoded plan's do.
 using WorkCache = std::map<std::array<long long, 4>, codec::Shared<Work>>;
 
@@ -53,7 +53,7 @@ using WorkCache = std::map<std::array<long long, 4>, codec::Shared<Work>>;
 codec::Shared<Work> work_of(CommandKind k, Rng& rng, WorkCache& cache) {
   constexpr std::array<long long, 3> dims{1024, 2048, 4096};
   long long m = dims[rng.below(3)], nn = dims[rng.below(3)], kk = dims[rng.below(3)];
-  const std::array<long long, 4> key{static_cast<long long>(k), m, nn, kk};
+  const std::array<long long, 4> key{static_cast<long long>(k), m, nn, k == CommandKind::launch ? kk : 0};  // only a launch's work uses k
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   Work w;
   switch (k) {
