@@ -458,8 +458,13 @@ void encode(json::Writer& w, const T& v) {
 
 ///@}
 
+/// The leaves of for_each_expr: the types that cannot hold an Expr.
+template <class T> concept ExprFree = std::is_arithmetic_v<T> || std::is_enum_v<T> || std::same_as<T, std::string> || std::same_as<T, Name> || std::same_as<T, Int> || std::same_as<T, Rat> || std::same_as<T, Attrs>;
+
 /// Calls `f` on every Expr inside `v` (through fields, vectors, optionals and shared values),
-/// iteratively in the data and recursively only in the static type structure.
+/// iteratively in the data and recursively only in the static type structure. Any other type
+/// that is not ExprFree (a map, a pair, a plain pointer) does not compile: a field of such a type
+/// would otherwise hide its Exprs (tests/unit, Codec.ForEachExprRefusesUnknownTypes).
 template <class T, class F>
 void for_each_expr(const T& v, F&& f) {
   if constexpr (std::is_same_v<T, Expr>) f(v);
@@ -467,6 +472,7 @@ void for_each_expr(const T& v, F&& f) {
   else if constexpr (Vector<T>) for (const auto& x : v) for_each_expr(x, f);
   else if constexpr (requires { v.has_value(); }) { if (v) for_each_expr(*v, f); }  // optional
   else if constexpr (requires { requires std::same_as<T, Shared<std::remove_cvref_t<decltype(*v)>>>; }) for_each_expr(*v, f);  // Shared only: not any pointer
+  else static_assert(ExprFree<T>, "for_each_expr: a type it neither follows nor knows to hold no Expr");
 }
 
 /// Canonical JSON text of any reflected value.

@@ -159,6 +159,21 @@ std::string header(const std::string& name, const Settings& st) {
   return "; plancert query " + name + ": the negated claim; unsat = proved\n(set-option :rlimit " + std::to_string(st.rlimit) + ")\n";
 }
 
+// Runs `body` on a fresh Result and times it; an exception (z3::exception derives from
+// std::exception) makes the result an error with no counterexample.
+template <class F>
+Result timed(F&& body) {
+  Result r;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    body(r);
+  } catch (const std::exception& e) {
+    r.verdict = Verdict::error, r.reason = e.what(), r.counterexample.clear();
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
 }  // namespace
 
 std::string_view to_string(Verdict v) {
@@ -194,9 +209,7 @@ std::optional<bool> holds(const Fact& f, const std::map<std::string, Rat>& env) 
 }
 
 Result check(const Query& q, const Settings& st) {
-  Result r;
-  auto t0 = std::chrono::steady_clock::now();
-  try {
+  return timed([&](Result& r) {
     z3::context c;
     Encoder enc(c, q);
     z3::solver s(c);
@@ -283,19 +296,11 @@ Result check(const Query& q, const Settings& st) {
         r.method += "; " + name + " minimised by binary search";
       }
     }
-  } catch (const std::exception& e) {  // z3::exception derives from std::exception
-    r.verdict = Verdict::error;
-    r.reason = e.what();
-    r.counterexample.clear();
-  }
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return r;
+  });
 }
 
 Result check_smt2(std::string_view text, const Settings& st) {
-  Result r;
-  auto t0 = std::chrono::steady_clock::now();
-  try {
+  return timed([&](Result& r) {
     z3::context c;
     z3::solver s(c);
     configure(c, s, st);
@@ -305,12 +310,7 @@ Result check_smt2(std::string_view text, const Settings& st) {
     auto res = s.check();
     r.verdict = res == z3::unsat ? Verdict::proved : res == z3::sat ? Verdict::refuted : failure_kind(s.reason_unknown());
     if (res == z3::unknown) r.reason = s.reason_unknown();
-  } catch (const std::exception& e) {
-    r.verdict = Verdict::error;
-    r.reason = e.what();
-  }
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return r;
+  });
 }
 
 }  // namespace plancert::proofs

@@ -125,6 +125,11 @@ TEST(Lemmas, EveryLemmaIsProvedAndItsPremisesAreSatisfiable) {
     EXPECT_EQ(pre.verdict, Verdict::refuted) << e.path() << ": premises unsatisfiable";
   }
   EXPECT_GE(n, 5);
+  // Text the solver cannot parse is an error with the solver's reason, not a verdict.
+  Result broken = check_smt2("(declare-const x Int)\n(assert (> x");
+  EXPECT_EQ(broken.verdict, Verdict::error);
+  EXPECT_FALSE(broken.reason.empty());
+  EXPECT_GE(broken.seconds, 0.0);
 }
 
 }  // namespace
