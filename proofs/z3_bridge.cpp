@@ -37,6 +37,8 @@ class Encoder {
     if (it == vars_.end()) throw std::domain_error("undeclared symbol " + n);
     return it->second;
   }
+  // The declared symbol named `n` (the last of that name), or null.
+  const Symbol* symbol(const std::string& n) const { auto it = sym_.find(n); return it == sym_.end() ? nullptr : it->second; }
   z3::expr fresh(const std::string& hint) { return c_.int_const((hint + "!" + std::to_string(fresh_++)).c_str()); }
 
   // `e` scaled by `scale`, which must clear every denominator.
@@ -228,8 +230,7 @@ Result check(const Query& q, const Settings& st) {
     };
     r.method = "linear";
     if (!q.split.empty()) {
-      const Symbol* x = nullptr;
-      for (const auto& sym : q.symbols) if (sym.name == q.split) x = &sym;
+      const Symbol* x = enc.symbol(q.split);
       if (!x || !x->max || (*x->max - x->min) / x->divisible_by >= st.max_split) throw std::domain_error("split symbol " + q.split + " has no small finite range");
       z3::expr_vector cases(c);
       Int first = x->min + (x->divisible_by - x->min % x->divisible_by) % x->divisible_by;
@@ -276,8 +277,7 @@ Result check(const Query& q, const Settings& st) {
     r.verdict = decide(r.counterexample);
     if (r.verdict == Verdict::refuted) {
       for (const auto& name : q.minimize) {  // lexicographic minimum by binary search
-        const Symbol* x = nullptr;
-        for (const auto& sym : q.symbols) if (sym.name == name) x = &sym;
+        const Symbol* x = enc.symbol(name);
         if (!x) continue;
         Int lo = x->min, hi = numerator(r.counterexample[name]);
         while (lo < hi) {

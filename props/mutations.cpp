@@ -1337,6 +1337,12 @@ void distributed_ops(Catalog& c) {
   c.edit<P>("stage_scheduled_twice", "SCHED-1", [](P& p, Pick& pk, const AnySnapshot*) {
     return pk.duplicate_one(p.schedule);
   });
+  // SCHED-1: microbatches below 1, with or without schedules (WORK-2 would scale by them).
+  c.edit<P>("microbatches_not_positive", "SCHED-1", [](P& p, Pick& pk, const AnySnapshot*) {
+    p.microbatches = -static_cast<std::int64_t>(pk(3));
+    if (pk(2)) p.schedule.clear();
+    return true;
+  }, std::nullopt, {"WORK-2"});
   // VOL-1: a collective's payload is not the bytes of the value it names.
   c.edit<P>("payload_not_value_bytes", "VOL-1", [](P& p, Pick& pk, const AnySnapshot*) {
     std::vector<DistTask*> ts;
@@ -1861,6 +1867,17 @@ const PortableTask* task_of(const ConcretePlanIR&, const Command& cmd, const Any
   return nullptr;
 }
 
+// Moves buffer b of one of `pairs` (a, b) onto the bytes of buffer a: same region, offset and
+// alignment. False when there is no pair.
+bool move_onto(ConcretePlanIR& p, Pick& pk, const std::vector<std::pair<std::size_t, std::size_t>>& pairs) {
+  if (pairs.empty()) return false;
+  auto [a, b] = pk.from(pairs);
+  p.buffers[b].region = p.buffers[a].region;
+  p.buffers[b].offset = p.buffers[a].offset;
+  p.buffers[b].alignment = p.buffers[a].alignment;
+  return true;
+}
+
 // Happens-before predecessors of every command: dependencies, the queue predecessor, signallers.
 std::vector<std::vector<std::size_t>> hb_preds(const ConcretePlanIR& p) {
   std::vector<std::vector<std::size_t>> pred(p.commands.size());
@@ -2000,12 +2017,21 @@ void bind_ops(Catalog& c) {
         pairs.emplace_back(a, b);
       }
     }
-    if (pairs.empty()) return false;
-    auto [a, b] = pk.from(pairs);
-    p.buffers[b].region = p.buffers[a].region;
-    p.buffers[b].offset = p.buffers[a].offset;
-    p.buffers[b].alignment = p.buffers[a].alignment;
-    return true;
+    return move_onto(p, pk, pairs);
+  }, std::nullopt, {"CAP-5"});
+  // RACE-2: a buffer a command writes moved onto the bytes of a buffer the same command reads: the
+  // command would overwrite what it is still reading, and it is not ordered with itself.
+  c.edit<P>("written_onto_own_read", "RACE-2", [](P& p, Pick& pk, const AnySnapshot*) {
+    std::vector<std::pair<std::size_t, std::size_t>> pairs;  // (read, written) by one command
+    for (const auto& cmd : p.commands)
+      for (Index ra : cmd.reads)
+        for (Index wb : cmd.writes) {
+          const auto a = static_cast<std::size_t>(ra), b = static_cast<std::size_t>(wb);
+          const auto &A = p.buffers[a], &B = p.buffers[b];
+          if (a == b || A.size <= 0 || B.size <= 0 || bind::detail::pinned(A.storage) || bind::detail::pinned(B.storage)) continue;
+          if (A.offset + B.size <= p.regions[static_cast<std::size_t>(A.region)].capacity && pairs.size() < 64) pairs.emplace_back(a, b);
+        }
+    return move_onto(p, pk, pairs);
   }, std::nullopt, {"CAP-5"});
   // RACE-3: 12,000 independent host commands on a slot target, then one that depends on them all:
   // as many chains of clocks as commands, all live until the last one, 4-byte clocks over the

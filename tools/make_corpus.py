@@ -958,6 +958,12 @@ def build(chain: Chain) -> Corpus:
                mutate=lambda p: p["schedule"][1].update(stage=0))
     k.snapshot("SCHED-1", "missing-step", D, "stage 0 never runs backward of microbatch 1",
                mutate=lambda p: p["schedule"][0].update(steps=[fwd(0), fwd(1), bwd(0)]))
+    # Session 35's audit: chunks x microbatches = 2^63 wrapped around in 64 bits and passed the bound, and microbatches
+    # went unchecked without schedules (WORK-2 then compares every sum with 0).
+    k.snapshot("SCHED-1", "chunk-count-overflows", D, "stage 0 claims 2^62 chunks and runs no step: 2^62 x 2 microbatches is over 2^26",
+               mutate=lambda p: p["schedule"][0].update(chunks=2**62, steps=[]))
+    k.snapshot("SCHED-1", "no-microbatches", D, "microbatches 0, and no schedule that would have been checked",
+               mutate=lambda p: p.update(microbatches=0, schedule=[]))
     k.snapshot("WORK-3", "repeat-zero", D, "task with repeat 0", mutate=lambda p: p["tasks"][11].update(repeat=0))
     k.snapshot("WORK-3", "replication-not-dividing-ranks", P, "portable task with replication 3 over 2 ranks",
                mutate=lambda p: p["tasks"][12].update(replication=3))
@@ -1024,6 +1030,8 @@ def build(chain: Chain) -> Corpus:
                mutate=lambda p: p["shards"][0].update(pieces=4))
     k.snapshot("SHARD-2", "dim-beyond-rank", D, "w2 split along dimension 2 of a 2-d value", parent=True,
                mutate=lambda p: p["shards"][1].update(dim=2))
+    k.snapshot("SHARD-2", "axis-not-in-mesh", D, "w1 split along axis foo, which the mesh does not have, into -1 pieces", parent=True,
+               mutate=lambda p: p["shards"][0].update(axis="foo", pieces=-1))
     k.snapshot("SHARD-3", "weight-not-owned", D, "no shard owns weight w2", parent=True,
                mutate=lambda p: p["shards"].pop(1))
     k.snapshot("SHARD-4", "weight-not-updated-on-its-stage", D,
@@ -1077,6 +1085,18 @@ def build(chain: Chain) -> Corpus:
         p["memory"][5].update(bytes="16*B*S+1024")  # total kept consistent (MEM-3)
     k.snapshot("MEM-2", "peak-ignores-schedule", P, "stage 0 peak activations of one microbatch; its schedule has two in flight",
                parent=True, mutate=mem2)
+    k.snapshot("MEM-2", "two-activations-facts-for-one-chunk", P, "a second, empty activations fact for stage 0, chunk 0", parent=True,
+               mutate=lambda p: p["memory"].append({"buffers": [], "bytes": "0", "category": "activations", "chunk": 0, "stage": 0}))
+
+    def kv_in_training(p):  # each stage states CAPM-1's categories, so only the missing inference shape is wrong
+        for f in p["memory"]:
+            if f["category"] in ("weights", "total"):
+                f.update(bytes="256", **({"buffers": [1, 13] if f["stage"] == 0 else [4, 14]} if f["category"] == "weights" else {}))
+        for st in (0, 1):
+            p["memory"] += [{"buffers": [], "bytes": b, "category": cat, "chunk": -1, "stage": st}
+                            for cat, b in (("kv_cache", "0"), ("workspace", "0"), ("capacity", "80000000000"))]
+    k.snapshot("KV-2", "kv-cache-fact-in-training-plan", P, "each stage of a training plan declares a kv_cache fact, which would exempt "
+               "it from MEM-3 (its total leaves out gradients, optimizer state and activations)", parent=True, mutate=kv_in_training)
 
     # ---- EFFECT, KV, WS, CAPM (the inference chain) --------------------------------------
     IM, ID_, IP = "inf_model", "inf_dist", "inf_portable"
@@ -1113,6 +1133,11 @@ def build(chain: Chain) -> Corpus:
     redigest(wide)
     k.snapshot("WS-1", "intermediate-exceeds-bound", ID_, "kv0 materialises 4096 bytes per rank, above the workspace bound 2304",
                parent=wide, envelope=lambda s: s.update(parents=[wide["digest"]]))
+    odd = c.get(IM)
+    odd["payload"]["values"][2]["dtype"] = "fp64"  # not a dtype of known size (verifiers/gate.h dtype_size)
+    redigest(odd)
+    k.snapshot("WS-1", "activation-of-unknown-dtype", ID_, "qkv0 has dtype fp64, whose size is not known: its bytes are not decided",
+               parent=odd, envelope=lambda s: s.update(parents=[odd["digest"]]))
 
     def ws2(p):
         p["buffers"][16]["size"] = "2048"
@@ -1218,6 +1243,8 @@ def build(chain: Chain) -> Corpus:
                mutate=lambda p: p["buffers"][1].update(offset="16128"))
     k.snapshot("RACE-2", "unordered-buffers-share-memory", Q, "gw2.s1 (written by fc2.bwd_w) placed inside dh.s1 (written by fc2.bwd_act, read by send.dh): "
                "fc2.bwd_w is not ordered after send.dh", mutate=lambda p: p["buffers"][10].update(offset="65792"))
+    k.snapshot("RACE-2", "one-command-accesses-both", Q, "gw1.s0 placed inside dh.s0: fc1.bwd_w reads dh.s0 and writes gw1.s0 over its bytes",
+               mutate=lambda p: p["buffers"][9].update(offset="81920"))
     # RACE-3 needs more than 512 MiB of live vector clocks (2^27 4-byte entries), an input of about 4 MB: it is not
     # committed; the runner writes it with generated_input() into a temporary directory.
     k.args("RACE-3", "clocks-over-limit", f"{RACE3_COMMANDS} independent host commands and one that depends on them all, on a slot target: "

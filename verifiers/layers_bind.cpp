@@ -167,7 +167,7 @@ void race(check::Ctx& c, const ConcretePlanIR& p, Flow&& flow) {
   auto key = [&](std::uint32_t b) { return std::make_pair(pinned(p.buffers[b].storage) ? 0 : std::uint64_t{topo[head(b).front().first]} + 1, b); };
   auto check = [&](std::uint32_t a, std::uint32_t b) {
     for (const auto& x : pinned(p.buffers[a].storage) || pinned(p.buffers[b].storage) ? tail(a).first(0) : tail(a))
-      for (const auto& y : head(b)) asks.emplace_back(topo[y.first], x.first, pairs.size());
+      for (const auto& y : head(b)) if (x.first != y.first) asks.emplace_back(topo[y.first], x.first, pairs.size());  // one command accessing both: never ordered
     pairs.emplace_back(a, b), yes.push_back(0);
   };
   for (const auto& [dev, addr, kind, b] : ev) {

@@ -126,6 +126,7 @@ void model_to_distributed_infer(check::Ctx& c, const ModelIR& m, const Distribut
       Expr bytes(dtype_size(x.dtype).value_or(0));
       for (const auto& dim : x.shape) bytes = bytes * dim;
       if (x.role == ValueRole::activation) out += bytes;
+      if (b && !t.ranks.empty() && x.role == ValueRole::activation && !dtype_size(x.dtype)) c.err("WS-1", at("tasks", i), "output \"" + x.id + "\" has a dtype of unknown size: the workspace bound is not decided");
     }
     if (b && !t.ranks.empty() && !le(out * Expr(make_rat(t.replication, static_cast<std::int64_t>(t.ranks.size()))), b->ws))
       c.err("WS-1", at("tasks", i), "materialises " + (out * Expr(make_rat(t.replication, static_cast<std::int64_t>(t.ranks.size())))).str() + " bytes per rank, more than the workspace bound " + b->ws.str());
@@ -155,7 +156,9 @@ void distributed_to_portable_infer(check::Ctx& c, const DistributedTaskIR& d, co
     for (std::size_t k = 0; same && k < pe.size(); ++k) same = pe[k].kind == (*de)[k].kind && pe[k].value == (*de)[k].value;
     if (!same) c.err("EFFECT-4", at("tasks", i, "effects"), "the effects must be those of the distributed task it derives from");
   }
-  if (!d.inference) return;
+  // KV-2: without the parent's inference shape no stage is an inference stage (a stage with a kv_cache fact would escape MEM-3).
+  auto kv_fact = std::find_if(p.memory.begin(), p.memory.end(), [](const MemoryFact& f) { return f.category == MemoryCategory::kv_cache; });
+  if (!d.inference) return kv_fact == p.memory.end() ? void() : c.err("KV-2", "/payload/memory/" + std::to_string(kv_fact - p.memory.begin()), "a kv_cache fact needs an inference shape in the parent");
   const std::int64_t t = axis(d.mesh, "tp"), stages = axis(d.mesh, "pp"), per_stage = t * axis(d.mesh, "dp");
   auto b = bounds(*d.inference, t);
   if (!b) return c.err("KV-2", "/payload/memory", "the parent's inference shape is ill-formed (KV-1)");

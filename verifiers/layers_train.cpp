@@ -256,14 +256,15 @@ void distributed(check::Ctx& c, const DistributedTaskIR& d) {
     }
   }
   // SCHED-1: each stage's schedule runs every (chunk, microbatch) forward once, then backward once.
-  std::vector<bool> seen_stage;
-  for (std::size_t k = 0; k < d.schedule.size(); ++k) {
+  // Microbatches are checked with or without schedules (WORK-2 scales by them), and chunks are
+  // bounded by division: a product that overflows must not pass the bound.
+  if (d.microbatches < 1) c.err("SCHED-1", "/payload/microbatches", "microbatches must be positive");
+  std::set<std::int64_t> seen_stage;
+  for (std::size_t k = 0; k < d.schedule.size() && d.microbatches >= 1; ++k) {
     const auto& s = d.schedule[k];
     std::string path = "/payload/schedule/" + std::to_string(k);
-    if (s.chunks < 1 || s.stage < 0 || d.microbatches < 1 || s.chunks * d.microbatches > (std::int64_t{1} << 26)) { c.err("SCHED-1", path, "stage, chunk count and microbatches must be positive and bounded"); continue; }
-    if (static_cast<std::size_t>(s.stage) >= seen_stage.size()) seen_stage.resize(static_cast<std::size_t>(s.stage) + 1, false);
-    if (seen_stage[static_cast<std::size_t>(s.stage)]) c.err("SCHED-1", path + "/stage", "stage " + std::to_string(s.stage) + " has two schedules");
-    seen_stage[static_cast<std::size_t>(s.stage)] = true;
+    if (s.chunks < 1 || s.stage < 0 || s.chunks > (std::int64_t{1} << 26) / d.microbatches) { c.err("SCHED-1", path, "stage and chunk count must be positive, and chunks x microbatches at most 2^26"); continue; }
+    if (!seen_stage.insert(s.stage).second) c.err("SCHED-1", path + "/stage", "stage " + std::to_string(s.stage) + " has two schedules");
     std::vector<std::int8_t> state(static_cast<std::size_t>(s.chunks * d.microbatches), 0);
     bool ok = s.steps.size() == state.size() * 2;
     for (std::size_t j = 0; j < s.steps.size() && ok; ++j) {
@@ -334,7 +335,7 @@ void model_to_distributed(check::Ctx& c, const ModelIR& m, const DistributedTask
       c.err("SHARD-4", path, "weight \"" + s.value + "\" is updated by no optimizer task with a rank on stage " + std::to_string(s.stage));
     const auto& shape = m.values[it->second].shape;
     std::int64_t stride2 = 1, n = s.axis.empty() ? 1 : axis_size(d.mesh, s.axis, stride2);
-    if (s.pieces != n || (s.axis.empty() != (s.dim < 0)) || s.dim >= static_cast<std::int64_t>(shape.size()))
+    if (n < 1 || s.pieces != n || (s.axis.empty() != (s.dim < 0)) || s.dim >= static_cast<std::int64_t>(shape.size()))
       c.err("SHARD-2", path, "pieces must equal the size of the split axis, and a split needs a dimension of the value");
     else if (s.dim >= 0 && !divisible(shape[static_cast<std::size_t>(s.dim)], Int(s.pieces), d.symbols))
       c.err("SHARD-1", path + "/dim", "dimension " + shape[static_cast<std::size_t>(s.dim)].str() + " is not divisible by " + std::to_string(s.pieces) + " for every allowed shape");
@@ -416,7 +417,8 @@ void distributed_to_portable(check::Ctx& c, const DistributedTaskIR& d, const Po
   std::map<std::pair<std::int64_t, std::int64_t>, Expr> chunk;
   std::map<std::int64_t, Expr> peak;
   for (const auto& f : p.memory) {
-    if (f.category == MemoryCategory::activations) chunk[{f.stage, f.chunk}] = f.bytes;
+    if (f.category == MemoryCategory::activations && !chunk.emplace(std::pair{f.stage, f.chunk}, f.bytes).second)
+      c.err("MEM-2", "/payload/memory", "stage " + std::to_string(f.stage) + " has two activations facts for chunk " + std::to_string(f.chunk));
     if (f.category == MemoryCategory::activations_peak) peak[f.stage] = f.bytes;
   }
   for (std::size_t k = 0; k < d.schedule.size(); ++k) {
