@@ -1090,8 +1090,10 @@ def build(chain: Chain) -> Corpus:
 
     def kv_in_training(p):  # each stage states CAPM-1's categories, so only the missing inference shape is wrong
         for f in p["memory"]:
-            if f["category"] in ("weights", "total"):
-                f.update(bytes="256", **({"buffers": [1, 13] if f["stage"] == 0 else [4, 14]} if f["category"] == "weights" else {}))
+            if f["category"] == "weights":
+                f.update(buffers=[1, 13] if f["stage"] == 0 else [4, 14], bytes="256")
+            elif f["category"] == "total":
+                f.update(bytes="256")
         for st in (0, 1):
             p["memory"] += [{"buffers": [], "bytes": b, "category": cat, "chunk": -1, "stage": st}
                             for cat, b in (("kv_cache", "0"), ("workspace", "0"), ("capacity", "80000000000"))]

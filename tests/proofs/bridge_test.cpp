@@ -129,7 +129,6 @@ TEST(Lemmas, EveryLemmaIsProvedAndItsPremisesAreSatisfiable) {
   Result broken = check_smt2("(declare-const x Int)\n(assert (> x");
   EXPECT_EQ(broken.verdict, Verdict::error);
   EXPECT_FALSE(broken.reason.empty());
-  EXPECT_GE(broken.seconds, 0.0);
 }
 
 }  // namespace
