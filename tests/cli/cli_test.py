@@ -320,6 +320,21 @@ def bad_json_float(tmp: Path):
 
 
 @case
+def verify_far_schedule_stage(tmp: Path):
+    # SCHED-1 bounds neither stage numbers nor their count: a schedule for stage 2^62 is checked like
+    # any other (it once sized a vector by the stage number and ended in an internal error, exit 3).
+    d = mc.Chain().get("dist")
+    d["payload"]["schedule"][1]["stage"] = 2**62
+    mc.redigest(d)
+    v = run("verify", "--format", "json", write(tmp, "far.json", mc.encode(d)))
+    check(v.returncode == 0 and json.loads(v.out)["verdict"] == "accepted", f"stage 2^62\n{show(v)}")
+    d["payload"]["schedule"][0]["stage"] = 2**62  # two schedules for that stage: SCHED-1 still applies
+    mc.redigest(d)
+    v = run("verify", "--format", "json", write(tmp, "twice.json", mc.encode(d)))
+    check(v.returncode == 1 and [x["code"] for x in json.loads(v.out)["diagnostics"]] == ["SCHED-1"], f"stage 2^62 twice\n{show(v)}")
+
+
+@case
 def bad_leading_zero(tmp: Path):
     m = mc.encode(mc.Chain().get("dist"))
     bad_snapshot(tmp, "zero.json", mc.edit(m, '"microbatches":2', '"microbatches":007'), "JSON-4")
