@@ -25,6 +25,7 @@
 #include <stdexcept>
 #include <string_view>
 #include <system_error>
+#include <tuple>
 #include <vector>
 
 namespace plancert::cli {
@@ -81,19 +82,35 @@ FileBytes read_file(const std::filesystem::path& p, std::uintmax_t max_bytes) {
   return {static_cast<const char*>(m), static_cast<std::size_t>(size)};
 }
 
+double small_page_window_median(std::span<const double> ms_per_mib) {
+  constexpr std::size_t kWindow = kSmallPageProbe >> 20;
+  if (ms_per_mib.size() < kWindow) return -1;
+  std::array<double, kWindow> w{};
+  std::copy(ms_per_mib.end() - kWindow, ms_per_mib.end(), w.begin());
+  std::nth_element(w.begin(), w.begin() + kWindow / 2, w.end());
+  return w[kWindow / 2];
+}
+
+bool small_page_probe_done(std::span<const double> ms_per_mib, std::size_t max_mib) {
+  const double median = small_page_window_median(ms_per_mib);
+  return ms_per_mib.size() >= max_mib || (median >= 0 && median < kHugePagesPayFrom);
+}
+
 namespace {
-// Median cost, in ms per MiB, of first touches of the 4 KiB pages of [at, at + kSmallPageProbe):
-// one written zero per page (the heap's free top reads as zero either way), timed MiB by MiB.
-double small_page_ms_per_mib(std::uintptr_t at) {
-  constexpr std::size_t kMiB = std::size_t{1} << 20, kSteps = kSmallPageProbe / kMiB;
-  std::array<double, kSteps> ms{};
-  for (std::size_t i = 0; i < kSteps; ++i) {
+// First touches of the 4 KiB pages from `at`, MiB by MiB (one written zero per page: the heap's
+// free top reads as zero either way), until small_page_probe_done() for at most `max_bytes`:
+// the last window's median, in ms per MiB, and the bytes touched.
+std::pair<double, std::uintmax_t> probe_small_pages(std::uintptr_t at, std::uintmax_t max_bytes) {
+  constexpr std::size_t kMiB = std::size_t{1} << 20;
+  std::array<double, kSmallPageProbeMax / kMiB> ms{};  // on the stack: a heap block would sit in the pages timed
+  const std::size_t max_mib = std::clamp<std::size_t>(max_bytes / kMiB, kSmallPageProbe / kMiB, ms.size());
+  std::size_t n = 0;
+  do {
     const auto t0 = std::chrono::steady_clock::now();
-    for (std::size_t o = 0; o < kMiB; o += 4096) *reinterpret_cast<volatile char*>(at + i * kMiB + o) = 0;
-    ms[i] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  }
-  std::nth_element(ms.begin(), ms.begin() + kSteps / 2, ms.end());
-  return ms[kSteps / 2];
+    for (std::size_t o = 0; o < kMiB; o += 4096) *reinterpret_cast<volatile char*>(at + n * kMiB + o) = 0;
+    ms[n++] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  } while (!small_page_probe_done(std::span(ms.data(), n), max_mib));
+  return {small_page_window_median(std::span(ms.data(), n)), std::uintmax_t{n} * kMiB};
 }
 }  // namespace
 
@@ -167,11 +184,12 @@ HeapReserve reserve_heap(std::uintmax_t heap_bytes) {
   out.bytes = end - from;
   if (pages == "huge") {
     out.huge_pages = end > first && ::madvise(reinterpret_cast<void*>(first), end - first, MADV_HUGEPAGE) == 0;  // a hint: refusal is harmless
-  } else if (pages != "default" && end >= first + 2 * kSmallPageProbe &&  // the reserve's first pages, which the heap uses first
-             ::madvise(reinterpret_cast<void*>(first), kSmallPageProbe, MADV_NOHUGEPAGE) == 0) {
-    out.small_page_ms_per_mib = small_page_ms_per_mib(first);
-    out.huge_pages = out.small_page_ms_per_mib >= kHugePagesPayFrom &&
-                     ::madvise(reinterpret_cast<void*>(first + kSmallPageProbe), end - first - kSmallPageProbe, MADV_HUGEPAGE) == 0;
+  } else if (const std::uintmax_t most = std::min({kSmallPageProbeMax, heap_bytes / 12, end > first ? (end - first) / 2 : 0});  // the reserve's first pages,
+             pages != "default" && most >= kSmallPageProbe &&                                                                  // which the heap uses first
+             ::madvise(reinterpret_cast<void*>(first), most, MADV_NOHUGEPAGE) == 0) {
+    std::tie(out.small_page_ms_per_mib, out.small_page_probe_bytes) = probe_small_pages(first, most);
+    const std::uintmax_t rest = first + out.small_page_probe_bytes;  // [first, first + most) stays on 4 KiB pages, but for this rest
+    out.huge_pages = out.small_page_ms_per_mib >= kHugePagesPayFrom && ::madvise(reinterpret_cast<void*>(rest), end - rest, MADV_HUGEPAGE) == 0;
   }
 #else
   (void)heap_bytes;

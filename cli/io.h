@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -55,9 +56,16 @@ inline constexpr std::uintmax_t kLargeRunHeap = std::uintmax_t{2} << 30;
 /// also picks the faster BLAKE2b code (an input of about 43 MiB, by heap_for_input()).
 inline constexpr std::uintmax_t kLargeRunMinHeap = std::uintmax_t{256} << 20;
 
-/// How much of the reserve reserve_heap() touches on 4 KiB pages to time them (16 MiB: 4,096
-/// page faults, about 10-50 ms, on pages the heap then uses first).
+/// The window of reserve_heap()'s probe: the median of the last 16 MiB of 4 KiB first touches,
+/// timed MiB by MiB (4,096 page faults, about 10-50 ms), decides. The probe touches at least
+/// this much, on pages the heap then uses first.
 inline constexpr std::uintmax_t kSmallPageProbe = std::uintmax_t{16} << 20;
+/// The most reserve_heap()'s probe touches on 4 KiB pages (128 MiB, and at most a twelfth of
+/// the heap estimate, about half of what decoding touches): it stops earlier once the window's
+/// median falls below kHugePagesPayFrom. On session 36's machine 4 KiB pages cost 2-5 ms per MiB
+/// for the first 16-60 MiB after a pause and 0.4-0.6 from then on, with huge pages at 2.9
+/// throughout: a 16 MiB probe alone chose huge pages there, and the run took 0.5 s longer.
+inline constexpr std::uintmax_t kSmallPageProbeMax = std::uintmax_t{128} << 20;
 /// First-touch cost of 4 KiB pages, in ms per MiB, from which reserve_heap() puts the rest of the
 /// reserve on transparent huge pages. The project's machines fall in two groups (README,
 /// Performance): 4 KiB pages at 0.5-0.7 ms per MiB, with fresh huge pages at 2.3-2.9 (slower),
@@ -65,11 +73,22 @@ inline constexpr std::uintmax_t kSmallPageProbe = std::uintmax_t{16} << 20;
 /// between the groups.
 inline constexpr double kHugePagesPayFrom = 1.5;
 
+/// The median of the last kSmallPageProbe / 1 MiB entries of `ms_per_mib` (first-touch times of
+/// successive MiB of 4 KiB pages, in ms), or -1 while there are fewer.
+double small_page_window_median(std::span<const double> ms_per_mib);
+
+/// Whether reserve_heap()'s probe stops after the times `ms_per_mib` (see
+/// small_page_window_median()): the window is full and its median is below kHugePagesPayFrom
+/// (4 KiB pages stay), or `max_mib` MiB are timed (from a median of kHugePagesPayFrom on, the rest
+/// of the reserve goes on huge pages).
+bool small_page_probe_done(std::span<const double> ms_per_mib, std::size_t max_mib);
+
 /// What reserve_heap() did.
 struct HeapReserve {
   std::uintmax_t bytes = 0;           ///< address space added to the heap (0: nothing was done)
   bool huge_pages = false;            ///< the reserve (or all of it after the probe) was marked for transparent huge pages (`MADV_HUGEPAGE`)
-  double small_page_ms_per_mib = 0;   ///< the probe's median first-touch cost of 4 KiB pages, ms per MiB (0: no probe)
+  double small_page_ms_per_mib = 0;   ///< the probe's last window's median first-touch cost of 4 KiB pages, ms per MiB (0: no probe)
+  std::uintmax_t small_page_probe_bytes = 0;  ///< how much of the reserve the probe touched on 4 KiB pages (0: no probe)
   bool huge_pool = false;             ///< no reserve: blocks of 2 MiB and more are left to glibc, which maps them from the huge page pool
 };
 
@@ -97,10 +116,11 @@ bool use_huge_pool(std::string_view tunables, std::uintmax_t pool_available_byte
 /// (`M_MMAP_MAX` 0, no trimming); growth beyond the reserve continues in 64 MiB steps.
 ///
 /// Which page size backs the reserve follows the environment variable `PLANCERT_HEAP_PAGES`:
-/// - `auto` (also when unset or empty): the first 16 MiB of the reserve (kSmallPageProbe) are
-///   touched on 4 KiB pages, MiB by MiB, and the median cost decides: from 1.5 ms per MiB
-///   (kHugePagesPayFrom) the rest of the reserve is marked for transparent huge pages
-///   (`MADV_HUGEPAGE`), below it the kernel's default page size stays;
+/// - `auto` (also when unset or empty): the reserve's first pages are touched on 4 KiB pages, MiB
+///   by MiB, until the median cost of the last 16 MiB (kSmallPageProbe) falls below 1.5 ms per
+///   MiB (kHugePagesPayFrom), and then the kernel's default page size stays, or until 128 MiB
+///   (kSmallPageProbeMax; less for a smaller estimate) are timed, and then the rest of the
+///   reserve is marked for transparent huge pages (`MADV_HUGEPAGE`);
 /// - `huge`: the whole reserve is marked for huge pages, without a probe;
 /// - `default`: the kernel's default page size stays, without a probe.
 /// Any other value is ignored with a one-line warning on stderr (and acts as unset).
@@ -122,8 +142,11 @@ bool use_huge_pool(std::string_view tunables, std::uintmax_t pool_available_byte
 /// still backed by the host, at a twentieth of the price of the rest or less (measured: 0.07
 /// against 1.8 ms per MiB), so timing them says nothing about the rest; on the machine where
 /// that was measured, 4 KiB faults showed no such effect (2.8-3.0 ms per MiB back to back as
-/// after a pause), and where they do, they can only look cheaper, which keeps the default. The
-/// probed pages are the ones the heap hands out first, so the probe wastes no memory. Purely a
+/// after a pause). Where 4 KiB pages are cheap, their first tens of MiB after a pause can still
+/// be dear (session 36: 2-5 ms per MiB, then 0.4-0.6), so the probe goes on while the window's
+/// median stays high, up to kSmallPageProbeMax; where they are dear throughout, that costs about
+/// 0.1 s more than deciding after 16 MiB. The probed pages are the ones the heap hands out first,
+/// and the probe touches at most a twelfth of the heap estimate, so it wastes no memory. Purely a
 /// performance measure: if the heap cannot grow (glibc then falls back to mmap), allocation
 /// works exactly as before. Under AddressSanitizer (its own allocator) it has no effect.
 HeapReserve reserve_heap(std::uintmax_t heap_bytes);

@@ -7,12 +7,15 @@
 #include <gtest/gtest.h>
 #include <sodium.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <span>
 #include <sstream>
 #include <string>
+#include <vector>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -154,8 +157,40 @@ TEST(ReserveHeap, MarksTheReserveForHugePagesOnRequest) {
   }
 }
 
-// Unset (auto), the first 16 MiB of the reserve are timed on 4 KiB pages and the rest goes on
-// huge pages exactly when they cost kHugePagesPayFrom ms per MiB or more.
+// The probe's stopping rule on the three kinds of machine measured (cli/io.h, kSmallPageProbeMax).
+TEST(ReserveHeap, SmallPageProbeStopsOnceTheWindowIsCheapOrAtItsLimit) {
+  const std::vector<double> dear(200, 3.0), cheap(200, 0.6);
+  EXPECT_EQ(small_page_window_median(std::span(dear).first(15)), -1);  // not a full window yet
+  EXPECT_EQ(small_page_window_median(std::span(dear).first(16)), 3.0);
+  // 4 KiB pages cheap from the start: the first full window decides, as the 16 MiB probe did.
+  for (std::size_t n = 1; n < 16; ++n) EXPECT_FALSE(small_page_probe_done(std::span(cheap).first(n), 128)) << n;
+  EXPECT_TRUE(small_page_probe_done(std::span(cheap).first(16), 128));
+  // Dear throughout: the probe goes on to its limit, and then the window's median chooses huge pages.
+  for (std::size_t n = 16; n < 128; ++n) EXPECT_FALSE(small_page_probe_done(std::span(dear).first(n), 128)) << n;
+  EXPECT_TRUE(small_page_probe_done(std::span(dear).first(128), 128));
+  EXPECT_TRUE(small_page_probe_done(std::span(dear).first(40), 40));  // a smaller limit (a smaller heap estimate)
+  EXPECT_GE(small_page_window_median(std::span(dear).first(128)), kHugePagesPayFrom);
+  // Session 36's machine: dear for the first 40 MiB after a pause, cheap from then on. The 16 MiB
+  // probe chose huge pages there (2.9 ms per MiB); now the probe stops once 9 cheap MiB (the
+  // median of 16) are in its window, and 4 KiB pages stay.
+  std::vector<double> warming(40, 4.0);
+  warming.resize(200, 0.5);
+  std::size_t stop = 0;
+  while (!small_page_probe_done(std::span(warming).first(++stop), 128)) {
+  }
+  EXPECT_EQ(stop, 49u);
+  EXPECT_LT(small_page_window_median(std::span(warming).first(stop)), kHugePagesPayFrom);
+  // A single dear MiB in the window, or one cheap MiB among dear ones, does not move the median.
+  std::vector<double> spike(cheap.begin(), cheap.begin() + 16);
+  spike[7] = 40.0;
+  EXPECT_TRUE(small_page_probe_done(spike, 128));
+  std::vector<double> dip(dear.begin(), dear.begin() + 16);
+  dip[15] = 0.1;
+  EXPECT_FALSE(small_page_probe_done(dip, 128));
+}
+
+// Unset (auto), the reserve's first pages are timed on 4 KiB pages (16 to 128 MiB) and the rest
+// goes on huge pages exactly when the last 16 MiB cost kHugePagesPayFrom ms per MiB or more.
 TEST(ReserveHeap, AutoTimesSmallPagesAndDecidesByTheThreshold) {
   if (!kOwnMalloc) GTEST_SKIP() << "a sanitizer's allocator replaces glibc malloc; reserve_heap does nothing there";
   ASSERT_EQ(::unsetenv("PLANCERT_HEAP_PAGES"), 0);
@@ -165,6 +200,9 @@ TEST(ReserveHeap, AutoTimesSmallPagesAndDecidesByTheThreshold) {
   const auto after = heap_top();
   ASSERT_GT(r.small_page_ms_per_mib, 0.0);  // the probe ran
   EXPECT_LT(r.small_page_ms_per_mib, 1000.0);
+  EXPECT_GE(r.small_page_probe_bytes, kSmallPageProbe);
+  EXPECT_LE(r.small_page_probe_bytes, std::min(kSmallPageProbeMax, heap_for_input(std::uintmax_t{100} << 20) / 12));
+  EXPECT_EQ(r.small_page_probe_bytes % (std::uintmax_t{1} << 20), 0u);
   if (!std::filesystem::exists("/sys/kernel/mm/transparent_hugepage")) return;
   EXPECT_EQ(r.huge_pages, r.small_page_ms_per_mib >= kHugePagesPayFrom) << r.small_page_ms_per_mib;
   const std::uintptr_t first = (before + (std::uintptr_t{2} << 20) - 1) & ~((std::uintptr_t{2} << 20) - 1);
