@@ -1728,6 +1728,15 @@ void portable_ops(Catalog& c) {
         f.bytes = f.bytes + delta;
     return true;
   });
+  // MEM-2: an empty activations fact (0 bytes, so the peak is unchanged) for a chunk the stage's
+  // schedule lacks, -1 or one past its last; such a fact counted for no chunk before session 36.
+  c.edit<P>("activations_fact_off_the_schedule", "MEM-2", [](P& p, Pick& pk, const AnySnapshot* parent) {
+    const auto& d = std::get<Snapshot<DistributedTaskIR>>(*parent).payload;
+    if (d.schedule.empty()) return false;
+    const auto& s = d.schedule[pk(d.schedule.size())];
+    p.memory.push_back(MemoryFact{.buffers = {}, .bytes = Expr(), .category = MemoryCategory::activations, .chunk = pk(2) ? -1 : s.chunks, .stage = s.stage});
+    return true;
+  });
   // MEM-3: a stage's facts are incomplete, duplicated or do not add up.
   c.edit<P>("memory_facts_inconsistent", "MEM-3", [](P& p, Pick& pk, const AnySnapshot*) {
     // not peaks (MEM-2 reads those), not capacities (MEM-3 does not count them), and not on

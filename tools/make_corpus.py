@@ -1088,6 +1088,13 @@ def build(chain: Chain) -> Corpus:
     k.snapshot("MEM-2", "two-activations-facts-for-one-chunk", P, "a second, empty activations fact for stage 0, chunk 0", parent=True,
                mutate=lambda p: p["memory"].append({"buffers": [], "bytes": "0", "category": "activations", "chunk": 0, "stage": 0}))
 
+    def mem2_chunk_off_schedule(p):  # accepted before session 36: the fact counted for no chunk, and the peak and total shrank with it
+        p["memory"][3].update(chunk=-1)         # stage 0's only activations fact, off its schedule's chunks (0 only)
+        p["memory"][4].update(bytes="0")        # the peak of a stage whose chunk 0 has no fact
+        p["memory"][5].update(bytes="1024")     # total = weights + gradients + optimizer state + 0 (MEM-3 holds)
+    k.snapshot("MEM-2", "activations-fact-off-the-schedule", P, "stage 0's activations fact is for chunk -1, which its schedule lacks; its peak and total leave the activations out",
+               parent=True, mutate=mem2_chunk_off_schedule)
+
     def kv_in_training(p):  # each stage states CAPM-1's categories, so only the missing inference shape is wrong
         for f in p["memory"]:
             if f["category"] == "weights":

@@ -421,15 +421,15 @@ void distributed_to_portable(check::Ctx& c, const DistributedTaskIR& d, const Po
       c.err("MEM-2", "/payload/memory", "stage " + std::to_string(f.stage) + " has two activations facts for chunk " + std::to_string(f.chunk));
     if (f.category == MemoryCategory::activations_peak) peak[f.stage] = f.bytes;
   }
-  for (std::size_t k = 0; k < d.schedule.size(); ++k) {
-    const auto& s = d.schedule[k];
+  for (const auto& s : d.schedule) {  // each fact is taken by its chunk; one no schedule takes is a violation
     std::vector<Expr> per;
-    for (std::int64_t ch = 0; ch < s.chunks; ++ch) per.push_back(chunk[{s.stage, ch}]);
+    for (std::int64_t ch = 0; ch < s.chunks; ++ch) per.push_back(chunk.count({s.stage, ch}) ? chunk.extract({s.stage, ch}).mapped() : Expr());
     auto want = schedule_peak(s, per);
     if (!want) c.err("MEM-2", "/payload/memory", "stage " + std::to_string(s.stage) + ": the peak over chunks of different symbolic sizes is not decided");
     else if (!peak.count(s.stage) || !(peak[s.stage] == *want))
       c.err("MEM-2", "/payload/memory", "stage " + std::to_string(s.stage) + ": peak activations must be " + want->str() + " (the schedule's peak of in-flight microbatch activations)");
   }
+  for (const auto& [sc, bytes] : chunk) c.err("MEM-2", "/payload/memory", "an activations fact for stage " + std::to_string(sc.first) + ", chunk " + std::to_string(sc.second) + ", which no schedule of the parent has");
 }
 
 }  // namespace layers
