@@ -1762,6 +1762,21 @@ void portable_ops(Catalog& c) {
     }
     return true;
   });
+  // MEM-3: a training stage gains a workspace fact (a copy of its weights fact's buffers and bytes)
+  // that its total leaves out; the total left workspace out before session 36.
+  c.edit<P>("workspace_left_out_of_total", "MEM-3", [](P& p, Pick& pk, const AnySnapshot*) {
+    std::set<std::int64_t> skip;  // inference stages (CAPM-1 there), and stages with a workspace fact already
+    for (const auto& f : p.memory)
+      if (f.category == MemoryCategory::kv_cache || f.category == MemoryCategory::workspace) skip.insert(f.stage);
+    std::vector<std::size_t> fs;  // weights facts of other stages with bytes that are not 0
+    for (std::size_t k = 0; k < p.memory.size(); ++k)
+      if (const auto& f = p.memory[k]; f.category == MemoryCategory::weights && !skip.count(f.stage) && !(f.bytes == Expr())) fs.push_back(k);
+    if (fs.empty()) return false;
+    MemoryFact w = p.memory[pk.from(fs)];
+    w.category = MemoryCategory::workspace;
+    p.memory.push_back(std::move(w));
+    return true;
+  });
   // EFFECT-4: a portable task's effects are not those of the distributed task it copies.
   c.edit<P>("effects_not_the_tasks", "EFFECT-4", [](P& p, Pick& pk, const AnySnapshot*) { return shuffle_effects(p.tasks, pk); });
   c.inference();

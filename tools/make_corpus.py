@@ -1064,6 +1064,10 @@ def build(chain: Chain) -> Corpus:
                mutate=lambda p: p["memory"][11].update(bytes="24*B*S+1000"))
     k.snapshot("MEM-3", "missing-optimizer-fact", P, "stage 0 has no optimizer_state fact",
                mutate=lambda p: p["memory"].pop(2))
+    # Accepted before session 36: a training stage's total left its workspace out, so CAPM-2
+    # compared a total short of the stage's stated memory with the capacity.
+    k.snapshot("MEM-3", "workspace-left-out-of-total", P, "stage 0 states a workspace of 16*B*S bytes that its total leaves out",
+               mutate=lambda p: p["memory"].append({"buffers": [2], "bytes": "16*B*S", "category": "workspace", "chunk": -1, "stage": 0}))
 
     # ---- WORK-1, MEM-2 (DistributedTaskIR -> PortablePlanIR) ------------------------------
     k.snapshot("WORK-1", "vector-work-changed", P, "a portable task's vector work differs from its distributed task", parent=True,

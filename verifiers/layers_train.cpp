@@ -370,10 +370,10 @@ void portable(check::Ctx& c, const PortablePlanIR& p) {
     using M = MemoryCategory;
     auto ix = [](M m) { return static_cast<std::size_t>(m); };
     if (n[ix(M::kv_cache)] > 0) continue;  // an inference stage: CAPM-1
-    if (n[ix(M::weights)] != 1 || n[ix(M::weight_gradients)] != 1 || n[ix(M::optimizer_state)] != 1 || n[ix(M::activations_peak)] != 1 || n[ix(M::total)] != 1)
-      c.err("MEM-3", "/payload/memory", "stage " + std::to_string(stage) + " must have exactly one fact of each category");
-    else if (!(b[ix(M::total)] == b[ix(M::weights)] + b[ix(M::weight_gradients)] + b[ix(M::optimizer_state)] + b[ix(M::activations_peak)]))
-      c.err("MEM-3", "/payload/memory", "stage " + std::to_string(stage) + ": total is not weights + gradients + optimizer state + peak activations");
+    if (n[ix(M::weights)] != 1 || n[ix(M::weight_gradients)] != 1 || n[ix(M::optimizer_state)] != 1 || n[ix(M::activations_peak)] != 1 || n[ix(M::total)] != 1 || n[ix(M::workspace)] > 1)
+      c.err("MEM-3", "/payload/memory", "stage " + std::to_string(stage) + " must have exactly one fact of each category (and at most one workspace fact)");
+    else if (!(b[ix(M::total)] == b[ix(M::weights)] + b[ix(M::weight_gradients)] + b[ix(M::optimizer_state)] + b[ix(M::activations_peak)] + b[ix(M::workspace)]))
+      c.err("MEM-3", "/payload/memory", "stage " + std::to_string(stage) + ": total is not weights + gradients + optimizer state + peak activations (+ workspace)");
   }
   for (std::size_t i = 0; i < p.tasks.size(); ++i)
     if (p.tasks[i].repeat < 1 || p.tasks[i].replication < 1 || p.tasks[i].ranks.size() % static_cast<std::size_t>(p.tasks[i].replication) != 0)
