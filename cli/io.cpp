@@ -149,7 +149,7 @@ bool use_huge_pool(std::string_view tunables, std::uintmax_t pool_available_byte
   return tunables_request_huge_pool(tunables) && pool_available_bytes > 0 && pool_available_bytes >= heap_bytes / 3;
 }
 
-HeapReserve reserve_heap(std::uintmax_t heap_bytes) {
+HeapReserve reserve_heap(std::uintmax_t heap_bytes, std::uintmax_t sure_bytes) {
   HeapReserve out;
   const char* env = std::getenv("PLANCERT_HEAP_PAGES");
   const std::string_view pages = env != nullptr ? env : "";
@@ -184,7 +184,7 @@ HeapReserve reserve_heap(std::uintmax_t heap_bytes) {
   out.bytes = end - from;
   if (pages == "huge") {
     out.huge_pages = end > first && ::madvise(reinterpret_cast<void*>(first), end - first, MADV_HUGEPAGE) == 0;  // a hint: refusal is harmless
-  } else if (const std::uintmax_t most = std::min({kSmallPageProbeMax, heap_bytes / 12, end > first ? (end - first) / 2 : 0});  // the reserve's first pages,
+  } else if (const std::uintmax_t most = std::min({kSmallPageProbeMax, std::max(sure_bytes, kSmallPageProbe), end > first ? (end - first) / 2 : 0});  // the reserve's first pages,
              pages != "default" && most >= kSmallPageProbe &&                                                                  // which the heap uses first
              ::madvise(reinterpret_cast<void*>(first), most, MADV_NOHUGEPAGE) == 0) {
     std::tie(out.small_page_ms_per_mib, out.small_page_probe_bytes) = probe_small_pages(first, most);
@@ -238,9 +238,9 @@ HashCode use_faster_blake2b() {
   return chosen;
 }
 
-HeapReserve prepare_large_run(std::uintmax_t heap_bytes) {
+HeapReserve prepare_large_run(std::uintmax_t heap_bytes, std::uintmax_t sure_bytes) {
   if (heap_bytes >= kLargeRunMinHeap) use_faster_blake2b();
-  return reserve_heap(heap_bytes);
+  return reserve_heap(heap_bytes, sure_bytes);
 }
 
 void write_file_atomic(const std::filesystem::path& p, std::string_view bytes) {

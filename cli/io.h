@@ -60,8 +60,8 @@ inline constexpr std::uintmax_t kLargeRunMinHeap = std::uintmax_t{256} << 20;
 /// timed MiB by MiB (4,096 page faults, about 10-50 ms), decides. The probe touches at least
 /// this much, on pages the heap then uses first.
 inline constexpr std::uintmax_t kSmallPageProbe = std::uintmax_t{16} << 20;
-/// The most reserve_heap()'s probe touches on 4 KiB pages (128 MiB, and at most a twelfth of
-/// the heap estimate, about half of what decoding touches): it stops earlier once the window's
+/// The most reserve_heap()'s probe touches on 4 KiB pages (128 MiB, and no more than the run
+/// surely touches, its `sure_bytes`; at least the window): it stops earlier once the window's
 /// median falls below kHugePagesPayFrom. On session 36's machine 4 KiB pages cost 2-5 ms per MiB
 /// for the first 16-60 MiB after a pause and 0.4-0.6 from then on, with huge pages at 2.9
 /// throughout: a 16 MiB probe alone chose huge pages there, and the run took 0.5 s longer.
@@ -119,8 +119,8 @@ bool use_huge_pool(std::string_view tunables, std::uintmax_t pool_available_byte
 /// - `auto` (also when unset or empty): the reserve's first pages are touched on 4 KiB pages, MiB
 ///   by MiB, until the median cost of the last 16 MiB (kSmallPageProbe) falls below 1.5 ms per
 ///   MiB (kHugePagesPayFrom), and then the kernel's default page size stays, or until 128 MiB
-///   (kSmallPageProbeMax; less for a smaller estimate) are timed, and then the rest of the
-///   reserve is marked for transparent huge pages (`MADV_HUGEPAGE`);
+///   (kSmallPageProbeMax), at most `sure_bytes` and at least 16 MiB, are timed, and then the
+///   rest of the reserve is marked for transparent huge pages (`MADV_HUGEPAGE`);
 /// - `huge`: the whole reserve is marked for huge pages, without a probe;
 /// - `default`: the kernel's default page size stays, without a probe.
 /// Any other value is ignored with a one-line warning on stderr (and acts as unset).
@@ -146,10 +146,12 @@ bool use_huge_pool(std::string_view tunables, std::uintmax_t pool_available_byte
 /// be dear (session 36: 2-5 ms per MiB, then 0.4-0.6), so the probe goes on while the window's
 /// median stays high, up to kSmallPageProbeMax; where they are dear throughout, that costs about
 /// 0.1 s more than deciding after 16 MiB. The probed pages are the ones the heap hands out first,
-/// and the probe touches at most a twelfth of the heap estimate, so it wastes no memory. Purely a
+/// and beyond its first 16 MiB the probe touches no more than `sure_bytes`, what the caller knows
+/// the run will touch (`plancert verify`: half its input; binding, whose size is not known in
+/// advance: 0), so it wastes no memory. Purely a
 /// performance measure: if the heap cannot grow (glibc then falls back to mmap), allocation
 /// works exactly as before. Under AddressSanitizer (its own allocator) it has no effect.
-HeapReserve reserve_heap(std::uintmax_t heap_bytes);
+HeapReserve reserve_heap(std::uintmax_t heap_bytes, std::uintmax_t sure_bytes = 0);
 
 /// Which of libsodium's BLAKE2b codes hashes in this process.
 enum class HashCode {
@@ -171,9 +173,10 @@ enum class HashCode {
 HashCode use_faster_blake2b();
 
 /// Prepares this process for a run that decodes, builds or hashes a plan needing about
-/// `heap_bytes` of heap: reserve_heap(heap_bytes) and, from kLargeRunMinHeap on, also
-/// use_faster_blake2b(). What `plancert verify` and binding to a target call first.
-HeapReserve prepare_large_run(std::uintmax_t heap_bytes);
+/// `heap_bytes` of heap, of which it surely touches `sure_bytes`: reserve_heap(heap_bytes,
+/// sure_bytes) and, from kLargeRunMinHeap on, also use_faster_blake2b(). What `plancert verify`
+/// and binding to a target call first.
+HeapReserve prepare_large_run(std::uintmax_t heap_bytes, std::uintmax_t sure_bytes = 0);
 
 /// Writes `bytes` to `p` atomically: a temporary file in the same directory, flushed, then
 /// renamed over `p`. A failed or interrupted run leaves no partial file. Throws
