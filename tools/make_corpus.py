@@ -964,6 +964,20 @@ def build(chain: Chain) -> Corpus:
                mutate=lambda p: p["schedule"][0].update(chunks=2**62, steps=[]))
     k.snapshot("SCHED-1", "no-microbatches", D, "microbatches 0, and no schedule that would have been checked",
                mutate=lambda p: p.update(microbatches=0, schedule=[]))
+    # WORK-2, accepted before session 36: a forward-only plan over dp = 4 without schedules (so
+    # SCHED-1 does not bound m) whose m x dp = (2^62 + 2) x 4 wrapped around in 64 bits to 8: its
+    # tasks carry the work of m = 2.
+    def work2_overflow(p):
+        p.update(mesh={"axes": [{"name": "dp", "size": 4}]}, microbatches=2**62 + 2, schedule=[], shards=[])
+        fc1, fc2 = copy.deepcopy(p["tasks"][0]), copy.deepcopy(p["tasks"][0])
+        fc1.update(id="fc1.fwd", ranks=[0, 1, 2, 3])
+        fc1["work"].update(matrix_ops="256*B*S", read_bytes="8*B*S+128", write_bytes="16*B*S")
+        fc2.update(id="fc2.fwd", ranks=[0, 1, 2, 3], dependencies=[0])
+        fc2["lineage"]["sources"] = ["fc2"]
+        fc2["work"].update(matrix_ops="256*B*S", read_bytes="16*B*S+128", write_bytes="8*B*S")
+        p["tasks"] = [fc1, fc2]
+    k.snapshot("WORK-2", "microbatches-times-dp-past-2-63", D, "m = 2^62 + 2 over dp = 4 (m x dp wraps to 8 in 64 bits); the tasks carry the work of m = 2",
+               parent=True, mutate=work2_overflow)
     k.snapshot("WORK-3", "repeat-zero", D, "task with repeat 0", mutate=lambda p: p["tasks"][11].update(repeat=0))
     k.snapshot("WORK-3", "replication-not-dividing-ranks", P, "portable task with replication 3 over 2 ranks",
                mutate=lambda p: p["tasks"][12].update(replication=3))
@@ -982,6 +996,21 @@ def build(chain: Chain) -> Corpus:
     tp_parent = snap("ModelIR", tp_model, [])
     k.snapshot("COLL-3", "row-parallel-without-its-reduction", D, "fc2 (tp = row) has no all-reduce of its own, fc1 (tp = column) no backward all-reduce of x",
                parent=tp_parent, envelope=lambda s: s.update(parents=[tp_parent["digest"]]))
+    # COLL-3, accepted before session 36: the same plan repaired (y's all-reduce derives from fc2,
+    # x's backward all-reduce from fc1), plus a second all-reduce of y whose lineage adds the value
+    # h to fc2: with two sources it was left out of the multisets, and y was reduced twice.
+    def coll3_second_source(p):
+        t = p["tasks"]
+        t[4]["lineage"]["sources"] = ["fc2"]
+        dx = copy.deepcopy(t[4])
+        dx.update(id="s0.allreduce.dx", value="x", phase="backward_activation", ranks=[0, 1], dependencies=[9])
+        dx["lineage"]["sources"], dx["collective"]["group"] = ["fc1"], [0, 1]
+        again = copy.deepcopy(t[4])
+        again.update(id="s1.allreduce.y.again", dependencies=[4])
+        again["lineage"]["sources"] = ["fc2", "h"]
+        t += [dx, again]
+    k.snapshot("COLL-3", "second-all-reduce-with-two-sources", D, "a second tp all-reduce of fc2's output y, derived from fc2 and the value h",
+               mutate=coll3_second_source, parent=tp_parent, envelope=lambda s: s.update(parents=[tp_parent["digest"]]))
     # COLL-3: the parent declares fc1's layout (replicated: no collectives), so every tp
     # collective must be a conjugate operator of a declared operation; the all-reduce of y
     # derives from fc2, which declares none.

@@ -117,8 +117,8 @@ void model_to_distributed_infer(check::Ctx& c, const ModelIR& m, const Distribut
     for (std::size_t k = 0; same && k < t.effects.size(); ++k)
       same = t.effects[k].kind == op->effects[k].kind && t.effects[k].value == m.values[static_cast<std::size_t>(op->effects[k].value)].id;
     if (!same) c.err("EFFECT-1", at("tasks", i, "effects"), op ? "the effects must be those of model operation \"" + op->id + "\", in order" : "only a compute task derived from a model operation has effects");
-    if (!op) continue;
-    carried[it->second] = true;
+    if (op) carried[it->second] = true;
+    if (!op || !b || t.ranks.empty()) continue;  // (no product of shapes without a bound to compare it with)
     // WS-1: the phase's workspace bound covers what the task materialises per rank.
     Expr out;
     for (Index v : op->outputs) {
@@ -126,10 +126,10 @@ void model_to_distributed_infer(check::Ctx& c, const ModelIR& m, const Distribut
       Expr bytes(dtype_size(x.dtype).value_or(0));
       for (const auto& dim : x.shape) bytes = bytes * dim;
       if (x.role == ValueRole::activation) out += bytes;
-      if (b && !t.ranks.empty() && x.role == ValueRole::activation && !dtype_size(x.dtype)) c.err("WS-1", at("tasks", i), "output \"" + x.id + "\" has a dtype of unknown size: the workspace bound is not decided");
+      if (x.role == ValueRole::activation && !dtype_size(x.dtype)) c.err("WS-1", at("tasks", i), "output \"" + x.id + "\" has a dtype of unknown size: the workspace bound is not decided");
     }
-    if (b && !t.ranks.empty() && !le(out * Expr(make_rat(t.replication, static_cast<std::int64_t>(t.ranks.size()))), b->ws))
-      c.err("WS-1", at("tasks", i), "materialises " + (out * Expr(make_rat(t.replication, static_cast<std::int64_t>(t.ranks.size())))).str() + " bytes per rank, more than the workspace bound " + b->ws.str());
+    if (!le(out * Expr(make_rat(t.replication, static_cast<std::int64_t>(t.ranks.size()))), b->ws))
+      c.err("WS-1", at("tasks", i), "materialises " + (out * Expr(make_rat(t.replication, static_cast<std::int64_t>(t.ranks.size())))).str() + " bytes per rank, more than (or not decided to be at most) the workspace bound " + b->ws.str());
   }
   for (std::size_t i = 0; i < m.operations.size(); ++i)
     if (!m.operations[i].effects.empty() && !carried[i]) c.err("EFFECT-1", at("operations", i, "effects"), "no compute task carries the effects of \"" + m.operations[i].id + "\"");
@@ -182,7 +182,7 @@ void distributed_to_portable_infer(check::Ctx& c, const DistributedTaskIR& d, co
       const Expr& size = p.buffers[static_cast<std::size_t>(j)].size;
       if (is_kv ? !(size == b->kv) : !le(b->ws, size))
         c.err(is_kv ? "KV-2" : "WS-2", at("buffers", static_cast<std::size_t>(j), "size"),
-              size.str() + " bytes: " + (is_kv ? "a KV-cache buffer holds one state per rank, " + b->kv.str() : "below the unfused workspace bound " + b->ws.str()) + " bytes");
+              size.str() + " bytes: " + (is_kv ? "a KV-cache buffer holds one state per rank, " + b->kv.str() : "below (or not decided to be at least) the unfused workspace bound " + b->ws.str()) + " bytes");
     }
   }
   for (std::int64_t s = 0; s < stages; ++s) {

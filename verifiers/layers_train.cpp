@@ -82,7 +82,7 @@ bool divisible(const Expr& e, const Int& n, const std::vector<Symbol>& symbols) 
 // Work of all instances of `t` (none when replication < 1: WORK-3 reports it, and direct
 // callers of verify_transition must not see a division by zero).
 Expr task_total(const DistTask& t, const Expr& x) {
-  return t.replication < 1 ? Expr() : x * Expr(make_rat(t.repeat * static_cast<std::int64_t>(t.ranks.size()), t.replication));
+  return t.replication < 1 ? Expr() : x * Expr(make_rat(Int(t.repeat) * t.ranks.size(), t.replication));  // exact: repeat x ranks may pass 2^63
 }
 
 // COLL-3: the tensor-parallel collectives of every operation that declares its layout (attribute
@@ -109,8 +109,8 @@ void tensor_parallel(check::Ctx& c, const ModelIR& m, const DistributedTaskIR& d
   for (std::size_t i = 0; i < d.tasks.size(); ++i) {
     const auto& x = d.tasks[i];
     const std::int64_t k = source(x);
-    if (k < 0 && declared && x.collective && x.collective->axis == "tp" && x.lineage.sources.size() == 1 && op_of.count(x.lineage.sources[0]))
-      c.err("COLL-3", at("tasks", i, "lineage"), "a tensor-parallel collective derives from \"" + x.lineage.sources[0] + "\", an operation that declares no tensor-parallel layout: it is replicated and needs none");
+    if (k < 0 && declared && x.collective && x.collective->axis == "tp" && std::any_of(x.lineage.sources.begin(), x.lineage.sources.end(), [&](const auto& s) { return op_of.count(s) > 0; }))
+      c.err("COLL-3", at("tasks", i, "lineage"), "a tensor-parallel collective that derives from an operation derives from it alone (a second source would hide it), and the operation declares a tensor-parallel layout (one without is replicated and needs none)");
     if (k < 0 || x.ranks.empty()) continue;
     const auto& op = m.operations[static_cast<std::size_t>(k)];
     auto count = [&](Index v, Phase ph, CollectiveKind kind, std::int64_t n) {
@@ -297,7 +297,7 @@ void model_to_distributed(check::Ctx& c, const ModelIR& m, const DistributedTask
     else if (t.phase == Phase::recompute) rec[it->second] += total;
     else { bwd[it->second] += total; training = true; }
   }
-  const Expr scale(d.microbatches * dp);
+  const Expr scale = Expr(Int(d.microbatches) * dp);  // exact: m x dp may pass 2^63 (without schedules SCHED-1 does not bound m)
   for (std::size_t i = 0; i < m.operations.size(); ++i) {
     Expr w = m.operations[i].work.matrix_ops * scale;
     std::string path = at("operations", i, "work/matrix_ops");

@@ -335,6 +335,26 @@ def verify_far_schedule_stage(tmp: Path):
 
 
 @case
+def verify_shape_product_without_bound(tmp: Path):
+    # WS-1 multiplied out the shape of every output of every compute task, even in a plan without
+    # an inference shape, whose bound it is compared with: an activation of 7 dimensions, each a
+    # sum of 10 symbols, is a product of 10^7 terms (session 36's audit: minutes and gigabytes,
+    # then exit 3). With no bound nothing is multiplied, and the 15 kB pair is accepted at once.
+    m, d = mc.Chain().get("model"), mc.Chain().get("dist")
+    shape = []
+    for j in range(7):
+        names = [f"s{j}_{i}" for i in range(10)]
+        m["payload"]["symbols"] += [{"axis": "workload", "divisible_by": "1", "integer": True, "max": None, "min": "1", "name": x} for x in names]
+        shape.append("+".join(sorted(names)))
+    m["payload"]["values"][2]["shape"] = shape  # h, the hidden activation
+    mc.redigest(m)
+    d["parents"] = [m["digest"]]
+    mc.redigest(d)
+    v = run("verify", "--format", "json", write(tmp, "d.json", mc.encode(d)), "--parent", write(tmp, "m.json", mc.encode(m)), timeout=30)
+    check(v.returncode == 0 and json.loads(v.out)["verdict"] == "accepted", f"7 dimensions of 10 symbols each\n{show(v)}")
+
+
+@case
 def bad_leading_zero(tmp: Path):
     m = mc.encode(mc.Chain().get("dist"))
     bad_snapshot(tmp, "zero.json", mc.edit(m, '"microbatches":2', '"microbatches":007'), "JSON-4")
