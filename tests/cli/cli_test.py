@@ -355,6 +355,36 @@ def verify_shape_product_without_bound(tmp: Path):
 
 
 @case
+def verify_empty_region_and_huge_power(tmp: Path):
+    # Session 36's audit. CAP-3 compares each region with its neighbour in (device, offset) order,
+    # and counted a region of capacity 0 (an empty interval, allowed by CAP-2) inside another as
+    # overlapping it: a valid plan was rejected.
+    q = mc.Chain().get("queue")
+    q["payload"]["regions"].append({"alignment": 256, "capacity": "0", "device": 0, "id": "r:empty", "offset": "4096", "space": "hbm"})
+    mc.redigest(q)
+    v = run("verify", "--format", "json", write(tmp, "empty.json", mc.encode(q)))
+    check(v.returncode == 0 and json.loads(v.out)["verdict"] == "accepted", f"a region of capacity 0 inside another\n{show(v)}")
+    # CAP-4 evaluates a portable buffer's size under the bindings: max(1,max(1,max(1,S^64)^64)^64)^64
+    # is 50 bytes of canonical text and S^(64^4), a number of 184 million bits at S = 2048. Its
+    # evaluation ran for hours; now a factor past 1,024 limbs has no value, and CAP-4 rejects it.
+    q, p = mc.Chain().get("queue"), mc.Chain().get("portable")
+    x = "max(1,max(1,max(1,S^64)^64)^64)^64"
+    for b in p["payload"]["buffers"]:
+        if b["id"] == "buf.gw1.s0":
+            b["size"] = x
+    for f in p["payload"]["memory"]:
+        if f["stage"] == 0 and f["category"] == "weight_gradients":
+            f["bytes"] = x
+        if f["stage"] == 0 and f["category"] == "total":
+            f["bytes"] = x + "+32*B*S+896"
+    mc.redigest(p)
+    q["parents"] = [p["digest"]]
+    mc.redigest(q)
+    v = run("verify", "--format", "json", write(tmp, "q.json", mc.encode(q)), "--parent", write(tmp, "p.json", mc.encode(p)), timeout=30)
+    check(v.returncode == 1 and [x["code"] for x in json.loads(v.out)["diagnostics"]] == ["CAP-4"], f"a size of 184 million bits\n{show(v)}")
+
+
+@case
 def bad_leading_zero(tmp: Path):
     m = mc.encode(mc.Chain().get("dist"))
     bad_snapshot(tmp, "zero.json", mc.edit(m, '"microbatches":2', '"microbatches":007'), "JSON-4")
