@@ -147,7 +147,8 @@ void race(check::Ctx& c, const ConcretePlanIR& p, Flow&& flow) {
   };
   // Questions "does e happen before l" as (topological position of l, e, tally): yes[tally]
   // counts the answers yes.
-  std::vector<std::tuple<std::uint32_t, std::uint32_t, std::size_t>> asks;
+  std::vector<std::tuple<std::uint32_t, std::uint32_t, std::size_t>> asks;  // fewer than 2^25 (512 MiB): else RACE-3, as for clocks
+  constexpr std::size_t kMaxAsks = std::size_t{1} << 25;  // (the bundled examples bound to queues ask at most 0.6 million)
   std::vector<std::size_t> yes;
   // RACE-2: on each device, buffers that share a byte are ordered as wholes (every access of one
   // happens before every access of the other) and neither is pinned. Address sweep: the active
@@ -167,7 +168,7 @@ void race(check::Ctx& c, const ConcretePlanIR& p, Flow&& flow) {
   auto key = [&](std::uint32_t b) { return std::make_pair(pinned(p.buffers[b].storage) ? 0 : std::uint64_t{topo[head(b).front().first]} + 1, b); };
   auto check = [&](std::uint32_t a, std::uint32_t b) {
     for (const auto& x : pinned(p.buffers[a].storage) || pinned(p.buffers[b].storage) ? tail(a).first(0) : tail(a))
-      for (const auto& y : head(b)) if (x.first != y.first) asks.emplace_back(topo[y.first], x.first, pairs.size());  // one command accessing both: never ordered
+      for (const auto& y : head(b)) if (x.first != y.first && asks.size() < kMaxAsks) asks.emplace_back(topo[y.first], x.first, pairs.size());  // one command accessing both: never ordered
     pairs.emplace_back(a, b), yes.push_back(0);
   };
   for (const auto& [dev, addr, kind, b] : ev) {
@@ -192,11 +193,12 @@ void race(check::Ctx& c, const ConcretePlanIR& p, Flow&& flow) {
     const auto w = static_cast<std::uint32_t>(m.witness.value_or(0));
     base[k] = yes.size();
     for (std::uint32_t b : on[static_cast<std::size_t>(m.device)]) {
-      for (const auto& y : m.witness ? head(b) : head(b).first(0)) asks.emplace_back(topo[w], y.first, yes.size());
-      for (const auto& x : m.witness ? tail(b) : tail(b).first(0)) if (x.first != w) asks.emplace_back(topo[x.first], w, yes.size() + 1);
+      for (const auto& y : m.witness ? head(b) : head(b).first(0)) if (asks.size() < kMaxAsks) asks.emplace_back(topo[w], y.first, yes.size());
+      for (const auto& x : m.witness ? tail(b) : tail(b).first(0)) if (x.first != w && asks.size() < kMaxAsks) asks.emplace_back(topo[x.first], w, yes.size() + 1);
       yes.resize(yes.size() + 2);
     }
   }
+  if (asks.size() >= kMaxAsks) return c.err("RACE-3", "/payload/buffers", "RACE-2 and CAP-5 ask 2^25 or more happens-before questions (buffers that share memory, each accessed by many commands): not decided, so the plan is rejected");
   std::sort(asks.begin(), asks.end());
   auto ask = asks.begin();
   h.sweep([&](std::uint32_t v) {

@@ -19,24 +19,21 @@ std::optional<Expr> schedule_peak(const StageSchedule& s, const std::vector<Expr
   std::vector<std::int64_t> count(chunk_bytes.size(), 0), best(chunk_bytes.size(), 0), top(chunk_bytes.size(), 0);
   bool constant = true, equal = true;
   for (const auto& b : chunk_bytes) { constant = constant && b.is_constant(); equal = equal && b == chunk_bytes.front(); }
-  Rat peak_value = 0;
-  std::int64_t in_flight = 0, peak_count = 0;
+  Rat peak_value = 0;  // with equal sizes: of in-flight microbatches, times the size at the end
   for (const auto& st : s.steps) {
     if (st.chunk < 0 || static_cast<std::size_t>(st.chunk) >= count.size()) return std::nullopt;
     count[static_cast<std::size_t>(st.chunk)] += st.kind == StepKind::forward ? 1 : -1;
-    in_flight += st.kind == StepKind::forward ? 1 : -1;
-    peak_count = std::max(peak_count, in_flight);
     bool dominates = true;
     for (std::size_t k = 0; k < count.size(); ++k) { top[k] = std::max(top[k], count[k]); dominates = dominates && count[k] >= best[k]; }
     if (dominates) best = count;
-    if (constant) {
+    if (constant || equal) {
       Rat v = 0;
-      for (std::size_t k = 0; k < count.size(); ++k) v += Rat(count[k]) * *chunk_bytes[k].constant();
+      for (std::size_t k = 0; k < count.size(); ++k) v += Rat(count[k]) * (equal ? Rat(1) : *chunk_bytes[k].constant());
       peak_value = std::max(peak_value, v);
     }
   }
   if (chunk_bytes.empty()) return Expr();
-  if (equal) return Expr(peak_count) * chunk_bytes.front();
+  if (equal) return Expr(peak_value) * chunk_bytes.front();
   if (constant) return Expr(peak_value);
   if (best != top) return std::nullopt;  // no dominating step: not decided by normalisation (rejected as such)
   Expr peak;

@@ -385,6 +385,35 @@ def verify_empty_region_and_huge_power(tmp: Path):
 
 
 @case
+def verify_many_race_questions(tmp: Path):
+    # Session 36's audit: RACE-2 asks "does x happen before y" for every access x of one buffer
+    # and y of an overlapping one, and held all the questions at once. Two 4 KiB buffers over the
+    # same bytes, one written once and then read by n commands, the other read by n commands after
+    # them on one queue: a valid plan, with n^2 questions (n = 12,000: out of memory, exit 3).
+    # Fewer than 2^25 are answered (n = 3,000: accepted); from 2^25 on the plan is RACE-3.
+    def plan(n: int) -> bytes:
+        q = mc.Chain().get("queue")
+        p = q["payload"]
+        work = {k: "0" for k in ("matrix_ops", "message_bytes", "persistent_bytes", "read_bytes", "temporary_bytes", "vector_ops", "write_bytes")}
+        first = len(p["buffers"])
+        for name in ("a", "b"):
+            p["buffers"].append({"alignment": 256, "id": f"cb:x{name}", "lineage": {"kind": "derived", "rule": "bind.buffer", "sources": ["buf.x.s0"]},
+                                 "offset": str(1 << 20), "region": 0, "size": "4096", "storage": "transient"})
+        queue = next(x for x in p["queue"]["queues"] if x["id"] == "q:dev:r0:compute")
+        for i, (reads, writes) in enumerate([([], [first])] + [([first], [])] * n + [([first + 1], [])] * n):
+            p["commands"].append({"attrs": {}, "dependencies": [], "device": 0, "id": f"c:x{i}", "implementation": "cublas.gemm", "kind": "launch",
+                                  "lineage": {"kind": "derived", "rule": "bind.command", "sources": ["p.s0.fc1.fwd"]}, "reads": reads, "repeat": 1,
+                                  "signals": [], "waits": [], "work": work, "writes": writes})
+            queue["commands"].append(len(p["commands"]) - 1)
+        p["memory"][0]["peak_bytes"] = str((1 << 20) + 4096)
+        return mc.encode(mc.redigest(q))
+    v = run("verify", "--format", "json", write(tmp, "small.json", plan(3000)), timeout=60)
+    check(v.returncode == 0 and json.loads(v.out)["verdict"] == "accepted", f"n = 3,000\n{show(v)}")
+    v = run("verify", "--format", "json", write(tmp, "large.json", plan(6000)), timeout=60)
+    check(v.returncode == 1 and [x["code"] for x in json.loads(v.out)["diagnostics"]] == ["RACE-3"], f"n = 6,000\n{show(v)}")
+
+
+@case
 def bad_leading_zero(tmp: Path):
     m = mc.encode(mc.Chain().get("dist"))
     bad_snapshot(tmp, "zero.json", mc.edit(m, '"microbatches":2', '"microbatches":007'), "JSON-4")
