@@ -96,6 +96,10 @@ bool small_page_probe_done(std::span<const double> ms_per_mib, std::size_t max_m
   return ms_per_mib.size() >= max_mib || (median >= 0 && median < kHugePagesPayFrom);
 }
 
+std::uintmax_t small_page_probe_limit(std::uintmax_t sure_bytes, std::uintmax_t reserve_bytes) {
+  return std::min({kSmallPageProbeMax, std::max(sure_bytes, kSmallPageProbe), reserve_bytes / 2});
+}
+
 namespace {
 // First touches of the 4 KiB pages from `at`, MiB by MiB (one written zero per page: the heap's
 // free top reads as zero either way), until small_page_probe_done() for at most `max_bytes`:
@@ -184,8 +188,8 @@ HeapReserve reserve_heap(std::uintmax_t heap_bytes, std::uintmax_t sure_bytes) {
   out.bytes = end - from;
   if (pages == "huge") {
     out.huge_pages = end > first && ::madvise(reinterpret_cast<void*>(first), end - first, MADV_HUGEPAGE) == 0;  // a hint: refusal is harmless
-  } else if (const std::uintmax_t most = std::min({kSmallPageProbeMax, std::max(sure_bytes, kSmallPageProbe), end > first ? (end - first) / 2 : 0});  // the reserve's first pages,
-             pages != "default" && most >= kSmallPageProbe &&                                                                  // which the heap uses first
+  } else if (const std::uintmax_t most = small_page_probe_limit(sure_bytes, end > first ? end - first : 0);  // the reserve's first pages,
+             pages != "default" && most >= kSmallPageProbe &&                                                // which the heap uses first
              ::madvise(reinterpret_cast<void*>(first), most, MADV_NOHUGEPAGE) == 0) {
     std::tie(out.small_page_ms_per_mib, out.small_page_probe_bytes) = probe_small_pages(first, most);
     const std::uintmax_t rest = first + out.small_page_probe_bytes;  // [first, first + most) stays on 4 KiB pages, but for this rest

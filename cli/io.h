@@ -83,6 +83,11 @@ double small_page_window_median(std::span<const double> ms_per_mib);
 /// of the reserve goes on huge pages).
 bool small_page_probe_done(std::span<const double> ms_per_mib, std::size_t max_mib);
 
+/// How much reserve_heap()'s probe may time on 4 KiB pages, of a reserve of `reserve_bytes` for a
+/// run that surely touches `sure_bytes`: kSmallPageProbeMax, but no more than `sure_bytes`
+/// (at least one window, kSmallPageProbe) nor half the reserve. Below kSmallPageProbe no probe runs.
+std::uintmax_t small_page_probe_limit(std::uintmax_t sure_bytes, std::uintmax_t reserve_bytes);
+
 /// What reserve_heap() did.
 struct HeapReserve {
   std::uintmax_t bytes = 0;           ///< address space added to the heap (0: nothing was done)

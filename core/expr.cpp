@@ -338,7 +338,7 @@ std::optional<Rat> Expr::eval(const std::function<std::optional<Rat>(std::string
       // No value past 1,024 limbs a factor (about 19,700 digits; a concrete number has at most 4,096):
       // max(1,max(1,S^64)^64)^64 is 50 bytes of text and S^262144 as a number.
       if (!v || (numerator(*v).backend().size() + denominator(*v).backend().size()) * std::uint64_t{f.power} > 1024) return std::nullopt;
-      prod *= Rat(boost::multiprecision::pow(numerator(*v), f.power), boost::multiprecision::pow(denominator(*v), f.power));
+      for (unsigned k = 0; k < f.power; ++k) prod *= *v;
     }
     sum += prod;
   }

@@ -149,6 +149,7 @@ void race(check::Ctx& c, const ConcretePlanIR& p, Flow&& flow) {
   // counts the answers yes.
   std::vector<std::tuple<std::uint32_t, std::uint32_t, std::size_t>> asks;  // fewer than 2^25 (512 MiB): else RACE-3, as for clocks
   constexpr std::size_t kMaxAsks = std::size_t{1} << 25;  // (the bundled examples bound to queues ask at most 0.6 million)
+  auto question = [&](std::uint32_t l, std::uint32_t e, std::size_t t) { if (asks.size() < kMaxAsks) asks.emplace_back(l, e, t); };
   std::vector<std::size_t> yes;
   // RACE-2: on each device, buffers that share a byte are ordered as wholes (every access of one
   // happens before every access of the other) and neither is pinned. Address sweep: the active
@@ -168,7 +169,7 @@ void race(check::Ctx& c, const ConcretePlanIR& p, Flow&& flow) {
   auto key = [&](std::uint32_t b) { return std::make_pair(pinned(p.buffers[b].storage) ? 0 : std::uint64_t{topo[head(b).front().first]} + 1, b); };
   auto check = [&](std::uint32_t a, std::uint32_t b) {
     for (const auto& x : pinned(p.buffers[a].storage) || pinned(p.buffers[b].storage) ? tail(a).first(0) : tail(a))
-      for (const auto& y : head(b)) if (x.first != y.first && asks.size() < kMaxAsks) asks.emplace_back(topo[y.first], x.first, pairs.size());  // one command accessing both: never ordered
+      for (const auto& y : head(b)) if (x.first != y.first) question(topo[y.first], x.first, pairs.size());  // one command accessing both: never ordered
     pairs.emplace_back(a, b), yes.push_back(0);
   };
   for (const auto& [dev, addr, kind, b] : ev) {
@@ -193,8 +194,8 @@ void race(check::Ctx& c, const ConcretePlanIR& p, Flow&& flow) {
     const auto w = static_cast<std::uint32_t>(m.witness.value_or(0));
     base[k] = yes.size();
     for (std::uint32_t b : on[static_cast<std::size_t>(m.device)]) {
-      for (const auto& y : m.witness ? head(b) : head(b).first(0)) if (asks.size() < kMaxAsks) asks.emplace_back(topo[w], y.first, yes.size());
-      for (const auto& x : m.witness ? tail(b) : tail(b).first(0)) if (x.first != w && asks.size() < kMaxAsks) asks.emplace_back(topo[x.first], w, yes.size() + 1);
+      for (const auto& y : m.witness ? head(b) : head(b).first(0)) question(topo[w], y.first, yes.size());
+      for (const auto& x : m.witness ? tail(b) : tail(b).first(0)) if (x.first != w) question(topo[x.first], w, yes.size() + 1);
       yes.resize(yes.size() + 2);
     }
   }

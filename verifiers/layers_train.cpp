@@ -420,7 +420,7 @@ void distributed_to_portable(check::Ctx& c, const DistributedTaskIR& d, const Po
   }
   for (const auto& s : d.schedule) {  // each fact is taken by its chunk; one no schedule takes is a violation
     std::vector<Expr> per;
-    for (std::int64_t ch = 0; ch < s.chunks; ++ch) per.push_back(chunk.count({s.stage, ch}) ? chunk.extract({s.stage, ch}).mapped() : Expr());
+    for (std::int64_t ch = 0; ch < s.chunks; ++ch) if (auto f = chunk.extract({s.stage, ch})) per.push_back(std::move(f.mapped())); else per.emplace_back();
     auto want = schedule_peak(s, per);
     if (!want) c.err("MEM-2", "/payload/memory", "stage " + std::to_string(s.stage) + ": the peak over chunks of different symbolic sizes is not decided");
     else if (!peak.count(s.stage) || !(peak[s.stage] == *want))
