@@ -1095,6 +1095,8 @@ def build(chain: Chain) -> Corpus:
                mutate=lambda p: p["memory"].pop(2))
     # Accepted before session 36: a training stage's total left its workspace out, so CAPM-2
     # compared a total short of the stage's stated memory with the capacity.
+    k.snapshot("MEM-3", "two-workspace-facts", P, "stage 0 states two workspace facts (empty: the total still adds up)",
+               mutate=lambda p: p["memory"].extend({"buffers": [], "bytes": "0", "category": "workspace", "chunk": -1, "stage": 0} for _ in range(2)))
     k.snapshot("MEM-3", "workspace-left-out-of-total", P, "stage 0 states a workspace of 16*B*S bytes that its total leaves out",
                mutate=lambda p: p["memory"].append({"buffers": [2], "bytes": "16*B*S", "category": "workspace", "chunk": -1, "stage": 0}))
 
