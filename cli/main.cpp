@@ -5,6 +5,7 @@
 #include "cli/infer_cmd.h"
 #include "cli/prove_cmd.h"
 #include "core/diag.h"
+#include "core/expr.h"
 #include "passes/emit/emit.h"
 
 #include <CLI/CLI.hpp>
@@ -92,6 +93,9 @@ int main(int argc, char** argv) {
   } catch (const InputError& e) {
     std::cerr << to_text(e.diag) << "\n";
     return static_cast<int>(Exit::BadInput);
+  } catch (const TooManyTerms& e) {  // a pass multiplied out quantities past SYM-3's bound: nothing is decided, nothing written
+    std::cerr << "error[SYM-3] /payload: " << e.what() << "\n";
+    return static_cast<int>(Exit::Rejected);
   } catch (const std::bad_alloc&) {  // no output was written: every output is renamed into place when complete
     std::cerr << "internal error: out of memory (the system refused an allocation: a memory, address-space or overcommit limit)\n";
     return static_cast<int>(Exit::Internal);

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <set>
-#include <stdexcept>
 
 namespace plancert {
 namespace {
@@ -57,6 +56,8 @@ bool all_integral(const Expr& e) {
   return true;
 }
 
+}  // namespace
+
 // Recursive-descent parser with an explicit nesting limit (nodes nest at most kMaxDepth).
 class Parser {
  public:
@@ -90,14 +91,13 @@ class Parser {
     return *v;
   }
   Expr sum(int depth) {
-    Expr acc;
+    Expr acc;  // normalised once, at the end: adding term by term is quadratic in the terms
     bool neg = eat('-');
     for (;;) {
-      Expr t = term(depth);
-      acc = neg ? acc - t : acc + t;
+      for (const Expr e = term(depth); const Term& t : e.terms()) acc.mut().push_back({t.mono, neg ? -t.coef : t.coef});
       if (eat('+')) neg = false;
       else if (eat('-')) neg = true;
-      else return acc;
+      else return acc.normalize(), acc;
     }
   }
   Expr term(int depth) {
@@ -148,8 +148,6 @@ class Parser {
   std::size_t pos_ = 0;
 };
 
-}  // namespace
-
 Expr::Expr(Rat c) {
   if (!c.is_zero()) mut().push_back({{}, std::move(c)});
 }
@@ -186,26 +184,15 @@ Expr Expr::node(Atom::Kind kind, Expr x, Expr y) {
   return e;
 }
 
-Expr Expr::ceil_div(const Expr& a, const Expr& b) {
+Expr Expr::divide(Atom::Kind kind, const Expr& a, const Expr& b) {
   auto cb = b.constant();
-  if (cb && *cb == 0) throw std::domain_error("ceil division by zero");
-  if (cb && a.is_constant()) return Expr(Rat(plancert::ceil(*a.constant() / *cb)));
+  if (cb && *cb == 0) throw std::domain_error(kind == Atom::Kind::Ceil ? "ceil division by zero" : "floor division by zero");
+  if (cb && a.is_constant()) return Expr(Rat(kind == Atom::Kind::Ceil ? plancert::ceil(*a.constant() / *cb) : plancert::floor(*a.constant() / *cb)));
   if (cb && *cb > 0) {
     Expr q = a / *cb;
     if (all_integral(q)) return q;
   }
-  return node(Atom::Kind::Ceil, a, b);
-}
-
-Expr Expr::floor_div(const Expr& a, const Expr& b) {
-  auto cb = b.constant();
-  if (cb && *cb == 0) throw std::domain_error("floor division by zero");
-  if (cb && a.is_constant()) return Expr(Rat(plancert::floor(*a.constant() / *cb)));
-  if (cb && *cb > 0) {
-    Expr q = a / *cb;
-    if (all_integral(q)) return q;
-  }
-  return node(Atom::Kind::Floor, a, b);
+  return node(kind, a, b);
 }
 
 Expr Expr::max(const Expr& a, const Expr& b) {
@@ -227,6 +214,7 @@ void Expr::normalize() {
     else out.push_back(std::move(t));
     if (out.back().coef == 0) out.pop_back();
   }
+  if (out.size() > kMaxTerms) throw TooManyTerms("a sum of exact quantities has " + std::to_string(out.size()) + " terms, more than 65,536: the obligations that need it are not decided");
   terms = std::move(out);
 }
 
@@ -250,6 +238,8 @@ Expr operator-(const Expr& a, const Expr& b) { return a + (-b); }
 
 Expr operator*(const Expr& a, const Expr& b) {
   if (a.is_constant() && b.is_constant()) return Expr(*a.constant() * *b.constant());
+  if (!a.is_constant() && !b.is_constant() && a.terms().size() * b.terms().size() > kMaxTerms)
+    throw TooManyTerms("a product of exact quantities of " + std::to_string(a.terms().size()) + " and " + std::to_string(b.terms().size()) + " terms would have more than 65,536: the obligations that need it are not decided");
   Expr r;
   for (const auto& x : a.terms())
     for (const auto& y : b.terms()) r.mut().push_back({mono_mul(x.mono, y.mono), x.coef * y.coef});

@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,6 +48,12 @@ struct Term {
   Rat coef;       ///< its non-zero rational coefficient
 };
 
+/// The most terms a product or a sum of exact quantities may have (SYM-3): 7 shape dimensions of
+/// 10 symbols each would multiply out to 10^7 terms, and the input's size bounds no product.
+inline constexpr std::size_t kMaxTerms = std::size_t{1} << 16;
+/// Thrown by a product or sum over kMaxTerms terms; the verifiers report it as SYM-3 (not decided).
+struct TooManyTerms : std::length_error { using std::length_error::length_error; };
+
 /// A symbolic exact quantity in canonical form. Two Exprs are equal exactly when their
 /// canonical texts are equal, which decides polynomial identity over Q (with the
 /// non-polynomial nodes treated as opaque atoms after local simplification).
@@ -67,9 +74,9 @@ class Expr {
   /// The integer symbol `name` ([A-Za-z_][A-Za-z0-9_]*, not a node name).
   static Expr symbol(std::string_view name);
   /// \f$\lceil a / b \rceil\f$ (b must not be the constant zero).
-  static Expr ceil_div(const Expr& a, const Expr& b);
+  static Expr ceil_div(const Expr& a, const Expr& b) { return divide(Atom::Kind::Ceil, a, b); }
   /// \f$\lfloor a / b \rfloor\f$ (b must not be the constant zero).
-  static Expr floor_div(const Expr& a, const Expr& b);
+  static Expr floor_div(const Expr& a, const Expr& b) { return divide(Atom::Kind::Floor, a, b); }
   /// \f$\max(a, b)\f$.
   static Expr max(const Expr& a, const Expr& b);
   /// \f$\min(a, b)\f$.
@@ -112,8 +119,10 @@ class Expr {
   Expr& operator*=(const Expr& b) { return *this = *this * b; }  ///< in-place product
 
  private:
+  friend class Parser;
   void normalize();
   static Expr node(Atom::Kind kind, Expr a, Expr b);
+  static Expr divide(Atom::Kind kind, const Expr& a, const Expr& b);  // ceil or floor of a / b
   std::vector<Term>& mut();  // the terms, writable: copied first while another Expr shares them
   // Immutable while shared, so copies are cheap and equal texts can share one representation
   // (the decoder does that for repeated quantities); null for zero. The count lives in the

@@ -1489,6 +1489,27 @@ void distributed_ops(Catalog& c) {
     return true;
   });
   c.inference();
+  // SYM-3: the query and hidden sizes become sums of at least 256 and 257 powers of new symbols,
+  // so the workspace bound's 3bqH/t would have more than 65,536 terms (KV-1 reads neither).
+  c.edit<P>("inference_shape_past_term_bound", "SYM-3", [](P& p, Pick& pk, const AnySnapshot*) {
+    if (!p.inference) return false;
+    auto powers = [&p](const std::string& base, std::size_t n) {  // the powers 1..64 of base0, base1, ...: n terms
+      Expr sum;
+      for (std::size_t k = 0; k < n; ++k) {
+        Symbol x;
+        x.name = base + std::to_string(k / 64);
+        if (k % 64 == 0) p.symbols.push_back(x);
+        Expr term = Expr::symbol(x.name);
+        for (std::size_t e = 0; e < k % 64; ++e) term = term * Expr::symbol(x.name);
+        sum = sum + term;
+      }
+      return sum;
+    };
+    p.inference->query = powers("Qsym", 256 + pk(8));
+    p.inference->hidden = powers("Hsym", 257 + pk(8));
+    return true;
+  });
+  c.inference();
 }
 
 void portable_ops(Catalog& c) {

@@ -9,7 +9,7 @@ namespace plancert {
 namespace {
 
 using Ids = std::vector<std::string_view>;
-const Ids kCommon = {"DIGEST-1", "DIGEST-2", "DIGEST-4", "ID-1", "ID-2", "LINEAGE-1", "SYM-1", "SYM-2"};
+const Ids kCommon = {"DIGEST-1", "DIGEST-2", "DIGEST-4", "ID-1", "ID-2", "LINEAGE-1", "SYM-1", "SYM-2", "SYM-3"};
 const Ids kTransition = {"DIGEST-3", "DIGEST-5", "LINEAGE-2"};
 
 // Per layer (AnySnapshot index): the snapshot's own obligations beyond kCommon, and those of its

@@ -1051,6 +1051,15 @@ def build(chain: Chain) -> Corpus:
                mutate=lambda p: p["tasks"][4]["collective"].update(message_bytes="32*B*S"))
     k.snapshot("VOL-1", "collective-value-unknown", D, "all-reduce of a value the model does not have", parent=True,
                mutate=lambda p: p["tasks"][4].update(value="z"))
+    # SYM-3: y's shape is three sums of 64 powers, so VOL-1's payload (the product of y's
+    # dimensions) would have 64^3 terms: the third product (4,096 x 64 terms) is refused before
+    # it is formed.
+    wide_model = model()
+    wide_model["symbols"] += [symbol(c) for c in "PQR"]
+    by_id(wide_model["values"], "y")["shape"] = ["+".join(f"{c}^{e}" for e in range(64, 1, -1)) + "+" + c for c in "PQR"] + ["8"]
+    wide_parent = snap("ModelIR", wide_model, [])
+    k.snapshot("SYM-3", "payload-product-past-65536-terms", D, "y's shape is [P^64+...+P, Q^64+...+Q, R^64+...+R, 8]: VOL-1's product of its dimensions would have 262,144 terms",
+               parent=wide_parent, envelope=lambda s: s.update(parents=[wide_parent["digest"]]))
     k.snapshot("SHARD-1", "sequence-not-divisible", D, "x split along S over tp=2, but S is not known to be even", parent=True,
                mutate=lambda p: p["symbols"][1].update(divisible_by="1"))
     k.snapshot("SHARD-1", "shard-of-unknown-value", D, "a shard of value w3, which the model does not have", parent=True,

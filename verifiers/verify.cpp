@@ -301,7 +301,7 @@ Diagnostics verify_snapshot(const AnySnapshot& any, std::string_view payload_dig
     identity(c, s.payload, layer, layer == 0);
     symbols(c, s.payload);
     Scratch scratch(entity_count(s.payload));  // at least the size of any array a reference indexes
-    layer_checks(c, s.payload, scratch);
+    try { layer_checks(c, s.payload, scratch); } catch (const TooManyTerms& e) { c.err("SYM-3", "/payload", e.what()); }
   }, any);
   return d;
 }
@@ -333,21 +333,23 @@ Diagnostics verify_transition(const AnySnapshot& parent, const AnySnapshot& chil
           c.err("LINEAGE-2", at(array, i, "lineage/sources", static_cast<std::int64_t>(k)), "source \"" + lin->sources[k] + "\" is not an entity of the parent snapshot");
     });
   }, child);
-  if (cl == 1) {
-    layers::model_to_distributed(c, std::get<0>(parent).payload, std::get<1>(child).payload);
-    layers::model_to_distributed_infer(c, std::get<0>(parent).payload, std::get<1>(child).payload);
-  }
-  if (cl == 2) {
-    layers::distributed_to_portable(c, std::get<1>(parent).payload, std::get<2>(child).payload);
-    layers::distributed_to_portable_infer(c, std::get<1>(parent).payload, std::get<2>(child).payload);
-  }
-  if (cl == 3 && d.ok()) layers::portable_to_concrete(c, std::get<2>(parent).payload, std::get<3>(child).payload);
-  if (cl >= 4) {
-    const auto& plan = std::get<3>(parent).payload;
-    if (cl == 4) layers::timeline(c, plan, std::get<4>(child).payload);
-    if (cl == 5) layers::machine_trace(c, plan, std::get<5>(child).payload);
-    if (cl == 6) layers::observations_trace(c, plan, std::get<6>(child).payload);
-  }
+  try {
+    if (cl == 1) {
+      layers::model_to_distributed(c, std::get<0>(parent).payload, std::get<1>(child).payload);
+      layers::model_to_distributed_infer(c, std::get<0>(parent).payload, std::get<1>(child).payload);
+    }
+    if (cl == 2) {
+      layers::distributed_to_portable(c, std::get<1>(parent).payload, std::get<2>(child).payload);
+      layers::distributed_to_portable_infer(c, std::get<1>(parent).payload, std::get<2>(child).payload);
+    }
+    if (cl == 3 && d.ok()) layers::portable_to_concrete(c, std::get<2>(parent).payload, std::get<3>(child).payload);
+    if (cl >= 4) {
+      const auto& plan = std::get<3>(parent).payload;
+      if (cl == 4) layers::timeline(c, plan, std::get<4>(child).payload);
+      if (cl == 5) layers::machine_trace(c, plan, std::get<5>(child).payload);
+      if (cl == 6) layers::observations_trace(c, plan, std::get<6>(child).payload);
+    }
+  } catch (const TooManyTerms& e) { c.err("SYM-3", "/payload", e.what()); }
   return d;
 }
 

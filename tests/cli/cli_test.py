@@ -334,24 +334,60 @@ def verify_far_schedule_stage(tmp: Path):
     check(v.returncode == 1 and [x["code"] for x in json.loads(v.out)["diagnostics"]] == ["SCHED-1"], f"stage 2^62 twice\n{show(v)}")
 
 
+def wide_activation(model_layer: str, dist_layer: str, value: int):
+    """The chain's model with value `value` of 7 dimensions, each a sum of 10 new symbols (10^7
+    terms multiplied out), and the distributed snapshot re-parented onto it."""
+    m, d = mc.Chain().get(model_layer), mc.Chain().get(dist_layer)
+    shape = []
+    for j in range(7):
+        names = [f"s{j}_{i}" for i in range(10)]
+        m["payload"]["symbols"] += [{"axis": "workload", "divisible_by": "1", "integer": True, "max": None, "min": "1", "name": x} for x in names]
+        shape.append("+".join(sorted(names)))
+    m["payload"]["values"][value]["shape"] = shape
+    mc.redigest(m)
+    d["parents"] = [m["digest"]]
+    mc.redigest(d)
+    return m, d
+
+
 @case
 def verify_shape_product_without_bound(tmp: Path):
     # WS-1 multiplied out the shape of every output of every compute task, even in a plan without
     # an inference shape, whose bound it is compared with: an activation of 7 dimensions, each a
     # sum of 10 symbols, is a product of 10^7 terms (session 36's audit: minutes and gigabytes,
     # then exit 3). With no bound nothing is multiplied, and the 15 kB pair is accepted at once.
-    m, d = mc.Chain().get("model"), mc.Chain().get("dist")
-    shape = []
-    for j in range(7):
-        names = [f"s{j}_{i}" for i in range(10)]
-        m["payload"]["symbols"] += [{"axis": "workload", "divisible_by": "1", "integer": True, "max": None, "min": "1", "name": x} for x in names]
-        shape.append("+".join(sorted(names)))
-    m["payload"]["values"][2]["shape"] = shape  # h, the hidden activation
-    mc.redigest(m)
-    d["parents"] = [m["digest"]]
-    mc.redigest(d)
+    m, d = wide_activation("model", "dist", 2)  # h, the hidden activation
     v = run("verify", "--format", "json", write(tmp, "d.json", mc.encode(d)), "--parent", write(tmp, "m.json", mc.encode(m)), timeout=30)
     check(v.returncode == 0 and json.loads(v.out)["verdict"] == "accepted", f"7 dimensions of 10 symbols each\n{show(v)}")
+
+
+@case
+def verify_long_sums_and_wide_products(tmp: Path):
+    # Session 37. The parser added a sum's terms one by one, re-sorting the whole sum each time:
+    # quadratic, 0.3 s for one quantity of 1,225 terms, about 1 s for 2,000, and a file may hold
+    # any number of such quantities (a 1 MB model: minutes). 29 of 1,800 terms now decode at once.
+    m = mc.Chain().get("model")
+    names = [f"a{i:04d}" for i in range(1800)]
+    m["payload"]["symbols"] += [{"axis": "workload", "divisible_by": "1", "integer": True, "max": None, "min": "1", "name": x} for x in names]
+    k = 0
+    def long_sum():
+        nonlocal k
+        k += 1
+        return "+".join(f"{k + 1}*{x}" for x in names)  # distinct texts: no cache shares them
+    for op in m["payload"]["operations"]:
+        for f in op["work"]:
+            op["work"][f] = long_sum()
+    for v in m["payload"]["values"]:
+        v["shape"] = [long_sum() for _ in v["shape"]]
+    mc.redigest(m)
+    v = run("verify", "--format", "json", write(tmp, "m.json", mc.encode(m)), timeout=10)  # 14 s before, 0.16 s after
+    check(v.returncode == 0 and json.loads(v.out)["verdict"] == "accepted", f"29 sums of 1,800 terms\n{show(v)}")
+    # With an inference shape WS-1 multiplies an activation's dimensions out: 7 of 10 symbols each
+    # are 10^7 terms (minutes and gigabytes). SYM-3 refuses the fifth product (10^4 x 10 terms).
+    m, d = wide_activation("inf_model", "inf_dist", 2)  # qkv0, an activation of compute task kv0
+    v = run("verify", "--format", "json", write(tmp, "d.json", mc.encode(d)), "--parent", write(tmp, "im.json", mc.encode(m)), timeout=30)
+    codes = [x["code"] for x in json.loads(v.out)["diagnostics"]] if v.returncode == 1 else []
+    check(codes == ["SYM-3"], f"7 dimensions of 10 symbols each under an inference shape\n{show(v)}")
 
 
 @case

@@ -79,6 +79,55 @@ TEST(Expr, NodesSimplifyLocally) {
   EXPECT_THROW(Expr::ceil_div(S, Expr(0)), std::domain_error);
 }
 
+// floor_div's own cases (ceil_div shares its code): exact quotients simplify, a zero divisor throws.
+TEST(Expr, FloorDivisionSimplifiesAndRefusesZero) {
+  Expr S = Expr::symbol("S");
+  EXPECT_EQ(Expr::floor_div(Expr(8) * S, Expr(4)).str(), "2*S");
+  EXPECT_EQ(Expr::floor_div(S, Expr(8)).str(), "floor(S,8)");
+  EXPECT_EQ(Expr::floor_div(Expr(-17), Expr(8)).str(), "-3");
+  EXPECT_EQ(Expr::ceil_div(Expr(-17), Expr(8)).str(), "-2");
+  EXPECT_EQ(Expr::floor_div(S, Expr(-2)).str(), "floor(S,-2)");
+  EXPECT_THROW(Expr::floor_div(S, Expr(0)), std::domain_error);
+}
+
+// A sum of n terms parses to what adding its terms one by one gives (the parser normalises once),
+// cancelling and merging terms (the term-by-term sum is quadratic: 1,000 terms here; the parser
+// took seconds for 3,000 when every term re-sorted the sum).
+TEST(Expr, ParsedSumsEqualTermByTermSums) {
+  EXPECT_EQ(P("2*B*S-B*S+B-B+3-1").str(), "B*S+2");
+  EXPECT_EQ(P("B*S-B*S").str(), "0");
+  EXPECT_EQ(P("S-B").str(), "-B+S");
+  std::string text;
+  Expr want;
+  for (int i = 0; i < 1000; ++i) {
+    const std::string name = "v" + std::to_string(i);
+    text += (i % 3 == 2 ? "-" : (i > 0 ? "+" : "")) + std::to_string(i % 7 + 1) + "*" + name + "^" + std::to_string(i % 5 + 2);
+    want = want + (i % 3 == 2 ? Expr(-(i % 7 + 1)) : Expr(i % 7 + 1)) * P(name + "^" + std::to_string(i % 5 + 2));
+  }
+  EXPECT_EQ(P(text), want);
+  EXPECT_EQ(P(text).terms().size(), 1000U);
+}
+
+// SYM-3: a product of non-constant quantities of more than kMaxTerms terms, or a sum whose
+// canonical form has more, is refused before it is formed; 256 x 256 terms is not.
+TEST(Expr, ProductsAndSumsPastTheTermBoundThrow) {
+  auto powers = [](const std::string& x, int n) {  // x, x^2, ..., x^n
+    Expr sum;
+    for (int e = 1; e <= n; ++e) sum = sum + P(e == 1 ? x : x + "^" + std::to_string(e));
+    return sum;
+  };
+  Expr X = powers("X", 64) + powers("W", 64) + powers("V", 64) + powers("U", 64), Y = powers("Y", 64) + powers("Z", 64) + powers("T", 64) + powers("R", 64);
+  ASSERT_EQ(X.terms().size(), 256U);
+  EXPECT_EQ((X * Y).terms().size(), kMaxTerms);  // at the bound: formed
+  EXPECT_THROW(X * (Y + Expr::symbol("Q")), TooManyTerms);
+  EXPECT_THROW((Y + Expr::symbol("Q")) * X, TooManyTerms);
+  EXPECT_EQ((X * Expr(3)).terms().size(), 256U);  // a constant factor is never refused
+  const Expr big = X * Y;
+  EXPECT_EQ((big * Expr(make_rat(1, 2)) + big * Expr(make_rat(-1, 2))).str(), "0");
+  EXPECT_THROW(big + Expr::symbol("Q"), TooManyTerms);  // a sum past the bound
+  EXPECT_EQ((big - big).str(), "0");                    // cancelling sums are not
+}
+
 TEST(Expr, Evaluation) {
   Expr e = P("2*B*S+ceil(S,8)-max(B,S)");
   auto env = [](std::string_view n) -> std::optional<Rat> { return n == "B" ? Rat(3) : n == "S" ? Rat(10) : std::optional<Rat>(); };
