@@ -1241,19 +1241,24 @@ void distributed_ops(Catalog& c) {
     return true;
   });
   // COLL-3 (on plans of the training passes, whose model declares tp layouts): a tensor-parallel
-  // collective is dropped (its dependents inherit its dependencies), duplicated, or of another kind.
+  // collective is dropped (its dependents inherit its dependencies), duplicated (the copy derived
+  // from its operation, or from the value it moves, an activation: not a gradient sum of COLL-6),
+  // or of another kind.
   c.edit<P>("tp_collective_dropped_duplicated_or_changed", "COLL-3", [](P& p, Pick& pk, const AnySnapshot*) {
     std::vector<std::size_t> ts;
     for (std::size_t i = 0; i < p.tasks.size(); ++i)
       if (p.tasks[i].collective && p.tasks[i].collective->axis == "tp" && p.tasks[i].lineage.sources.size() == 1) ts.push_back(i);  // (not COLL-6's gradient sums)
     if (ts.empty()) return false;
-    const std::size_t i = pk.from(ts);
-    switch (pk(3)) {
+    const std::size_t i = pk.from(ts), how = pk(4);
+    switch (how) {
       case 0: drop_task(p, i); break;
-      case 1: {
+      case 1:
+      case 2: {
         DistTask again = p.tasks[i];
         again.id += ":again";
         again.dependencies = {static_cast<Index>(i)};
+        if (how == 2 && again.value.empty()) return false;
+        if (how == 2) again.lineage.sources = {again.value};
         p.tasks.push_back(std::move(again));
         break;
       }

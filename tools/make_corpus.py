@@ -793,6 +793,17 @@ def edit(data: bytes, old: str, new: str, expect: int = 1) -> bytes:
     return data.replace(o, n, 1)
 
 
+def drop_task(p: dict, i: int) -> None:
+    """Removes DistributedTaskIR task i: its dependents wait for its dependencies instead, and
+    the later tasks' indices (dependencies, peers) move down by one."""
+    gone = p["tasks"].pop(i)
+    for t in p["tasks"]:
+        deps = [d for d in t["dependencies"] if d != i] + (gone["dependencies"] if i in t["dependencies"] else [])
+        t["dependencies"] = sorted({d - (d > i) for d in deps})
+        if t["peer"] is not None:
+            t["peer"] -= t["peer"] > i
+
+
 def by_id(items: list[dict], ident: str) -> dict:
     hits = [x for x in items if x["id"] == ident]
     assert len(hits) == 1, ident
@@ -1011,6 +1022,14 @@ def build(chain: Chain) -> Corpus:
         t += [dx, again]
     k.snapshot("COLL-3", "second-all-reduce-with-two-sources", D, "a second tp all-reduce of fc2's output y, derived from fc2 and the value h",
                mutate=coll3_second_source, parent=tp_parent, envelope=lambda s: s.update(parents=[tp_parent["digest"]]))
+    # COLL-3, accepted before session 37: the repaired plan plus a second all-reduce of y that
+    # derives from the value y alone (no operation): only COLL-6's gradient sums derive from
+    # values, and y is not a weight held whole.
+    def coll3_value_source(p):
+        coll3_second_source(p)
+        p["tasks"][-1]["lineage"]["sources"] = ["y"]
+    k.snapshot("COLL-3", "extra-all-reduce-derived-from-a-value", D, "a second tp all-reduce of y, derived from the value y (not a gradient sum of weights held whole)",
+               mutate=coll3_value_source, parent=tp_parent, envelope=lambda s: s.update(parents=[tp_parent["digest"]]))
     # COLL-3: the parent declares fc1's layout (replicated: no collectives), so every tp
     # collective must be a conjugate operator of a declared operation; the all-reduce of y
     # derives from fc2, which declares none.
@@ -1043,9 +1062,12 @@ def build(chain: Chain) -> Corpus:
     kv_model = model()
     kv_model["operations"][1]["attrs"]["tp"] = "kv"
     kv_parent = snap("ModelIR", kv_model, [])
+    def kv_whole(p):  # and without the all-reduce of y, derived from the value y: a layout-kv fc2 needs none (COLL-3)
+        p["shards"][1] = {"axis": "", "dim": -1, "pieces": 1, "stage": 1, "value": "w2"}
+        drop_task(p, 4)
     k.snapshot("COLL-6", "replicated-kv-heads-update-without-tp-sum", D,
                "fc2 has layout kv and w2 is held whole on tp = 2; its update does not wait for a tp all-reduce of its gradient",
-               mutate=lambda p: p["shards"].__setitem__(1, {"axis": "", "dim": -1, "pieces": 1, "stage": 1, "value": "w2"}),
+               mutate=kv_whole,
                parent=kv_parent, envelope=lambda s: s.update(parents=[kv_parent["digest"]]))
     k.snapshot("VOL-1", "collective-payload-wrong", D, "all-reduce of y claims 32*B*S bytes (y is 16*B*S)", parent=True,
                mutate=lambda p: p["tasks"][4]["collective"].update(message_bytes="32*B*S"))

@@ -103,11 +103,18 @@ void tensor_parallel(check::Ctx& c, const ModelIR& m, const DistributedTaskIR& d
     if ((layout(k) == "column" || (layout(k) == "vocab" && m.operations[k].kind == "linear")) && !m.operations[k].inputs.empty()) f_op.try_emplace(m.operations[k].inputs[0], k);
   }
   for (const auto& x : d.tasks) sp = sp || (x.collective && x.collective->axis == "tp" && x.collective->kind == CollectiveKind::reduce_scatter && source(x) >= 0);
+  // The weights a tp rank holds whole but computes the gradient of in part (COLL-6, below).
+  std::unordered_set<std::string_view> kv, whole;
+  for (std::size_t k = 0; k < m.operations.size(); ++k)
+    if (layout(k) == "kv") for (Index v : m.operations[k].inputs) kv.insert(m.values[static_cast<std::size_t>(v)].id);
+  for (const auto& sh : d.shards)
+    if (t > 1 && sh.axis.empty() && (sp || kv.count(sh.value))) whole.insert(sh.value);
   for (std::size_t i = 0; i < d.tasks.size(); ++i) {
     const auto& x = d.tasks[i];
     const std::int64_t k = source(x);
-    if (k < 0 && declared && x.collective && x.collective->axis == "tp" && std::any_of(x.lineage.sources.begin(), x.lineage.sources.end(), [&](const auto& s) { return op_of.count(s) > 0; }))
-      c.err("COLL-3", at("tasks", i, "lineage"), "a tensor-parallel collective that derives from an operation derives from it alone (a second source would hide it), and the operation declares a tensor-parallel layout (one without is replicated and needs none)");
+    if (k < 0 && declared && x.collective && x.collective->axis == "tp" && (x.collective->kind != CollectiveKind::all_reduce || x.lineage.sources.empty() ||
+                                                                             !std::all_of(x.lineage.sources.begin(), x.lineage.sources.end(), [&](const auto& s) { return whole.count(s) > 0; })))
+      c.err("COLL-3", at("tasks", i, "lineage"), "a tensor-parallel collective derives from one operation that declares a tensor-parallel layout (one without is replicated and needs none; a second source would hide it), or is COLL-6's all-reduce of the gradients of weights held whole");
     if (k < 0 || x.ranks.empty()) continue;
     const auto& op = m.operations[static_cast<std::size_t>(k)];
     auto count = [&](Index v, Phase ph, CollectiveKind kind, std::int64_t n) {
@@ -137,11 +144,6 @@ void tensor_parallel(check::Ctx& c, const ModelIR& m, const DistributedTaskIR& d
   // layout-kv operation reads (its own KV head), so the update depends on a tp all-reduce
   // (sum) on its ranks naming them.
   if (t > 1) {
-    std::unordered_set<std::string_view> kv, whole;
-    for (std::size_t k = 0; k < m.operations.size(); ++k)
-      if (layout(k) == "kv") for (Index v : m.operations[k].inputs) kv.insert(m.values[static_cast<std::size_t>(v)].id);
-    for (const auto& sh : d.shards)
-      if (sh.axis.empty() && (sp || kv.count(sh.value))) whole.insert(sh.value);
     for (std::size_t i = 0; i < d.tasks.size(); ++i) {
       const auto& o = d.tasks[i];
       if (o.phase != Phase::optimizer) continue;
