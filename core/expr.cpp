@@ -59,9 +59,9 @@ bool all_integral(const Expr& e) {
 }  // namespace
 
 // Recursive-descent parser with an explicit nesting limit (nodes nest at most kMaxDepth).
-class Parser {
+class ExprParser {
  public:
-  explicit Parser(std::string_view s) : s_(s) {}
+  explicit ExprParser(std::string_view s) : s_(s) {}
   std::optional<Expr> run(std::string* error) {
     try {
       Expr e = sum(0);
@@ -293,12 +293,12 @@ std::string Expr::str() const {
 
 std::optional<Expr> Expr::parse(std::string_view text, std::string* error) {
   if (auto r = parse_rat(text)) return Expr(std::move(*r));  // fast path for concrete numbers
-  return Parser(text).run(error);
+  return ExprParser(text).run(error);
 }
 
 std::optional<Expr> Expr::parse_canonical(std::string_view text, std::string* error) {
   if (auto r = parse_rat(text)) return Expr(std::move(*r));  // a canonical rational's text is its Expr's text
-  auto e = Parser(text).run(error);
+  auto e = ExprParser(text).run(error);
   if (e && e->str() != text) {
     if (error) *error = "not in canonical form (canonical: \"" + e->str() + "\")";
     return std::nullopt;

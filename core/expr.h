@@ -119,7 +119,7 @@ class Expr {
   Expr& operator*=(const Expr& b) { return *this = *this * b; }  ///< in-place product
 
  private:
-  friend class Parser;
+  friend class ExprParser;  // the parser (core/expr.cpp) sums terms and normalises once
   void normalize();
   static Expr node(Atom::Kind kind, Expr a, Expr b);
   static Expr divide(Atom::Kind kind, const Expr& a, const Expr& b);  // ceil or floor of a / b
