@@ -56,12 +56,10 @@ bool all_integral(const Expr& e) {
   return true;
 }
 
-}  // namespace
-
 // Recursive-descent parser with an explicit nesting limit (nodes nest at most kMaxDepth).
-class ExprParser {
+class Parser {
  public:
-  explicit ExprParser(std::string_view s) : s_(s) {}
+  explicit Parser(std::string_view s) : s_(s) {}
   std::optional<Expr> run(std::string* error) {
     try {
       Expr e = sum(0);
@@ -91,13 +89,13 @@ class ExprParser {
     return *v;
   }
   Expr sum(int depth) {
-    Expr acc;  // normalised once, at the end: adding term by term is quadratic in the terms
+    std::vector<Expr> terms;  // summed at once: adding them one by one is quadratic
     bool neg = eat('-');
     for (;;) {
-      for (const Expr e = term(depth); const Term& t : e.terms()) acc.mut().push_back({t.mono, neg ? -t.coef : t.coef});
+      terms.push_back(neg ? -term(depth) : term(depth));
       if (eat('+')) neg = false;
       else if (eat('-')) neg = true;
-      else return acc.normalize(), acc;
+      else return Expr::sum(terms);
     }
   }
   Expr term(int depth) {
@@ -147,6 +145,8 @@ class ExprParser {
   std::string_view s_;
   std::size_t pos_ = 0;
 };
+
+}  // namespace
 
 Expr::Expr(Rat c) {
   if (!c.is_zero()) mut().push_back({{}, std::move(c)});
@@ -222,10 +222,7 @@ Expr operator+(const Expr& a, const Expr& b) {
   if (b.terms().empty()) return a;
   if (a.terms().empty()) return b;
   if (a.is_constant() && b.is_constant()) return Expr(a.terms()[0].coef + b.terms()[0].coef);
-  Expr r = a;
-  r.mut().insert(r.mut().end(), b.terms().begin(), b.terms().end());
-  r.normalize();
-  return r;
+  return Expr::sum({a, b});
 }
 
 Expr operator-(const Expr& a) {
@@ -293,12 +290,12 @@ std::string Expr::str() const {
 
 std::optional<Expr> Expr::parse(std::string_view text, std::string* error) {
   if (auto r = parse_rat(text)) return Expr(std::move(*r));  // fast path for concrete numbers
-  return ExprParser(text).run(error);
+  return Parser(text).run(error);
 }
 
 std::optional<Expr> Expr::parse_canonical(std::string_view text, std::string* error) {
   if (auto r = parse_rat(text)) return Expr(std::move(*r));  // a canonical rational's text is its Expr's text
-  auto e = ExprParser(text).run(error);
+  auto e = Parser(text).run(error);
   if (e && e->str() != text) {
     if (error) *error = "not in canonical form (canonical: \"" + e->str() + "\")";
     return std::nullopt;

@@ -120,14 +120,15 @@ void model_to_distributed_infer(check::Ctx& c, const ModelIR& m, const Distribut
     if (op) carried[it->second] = true;
     if (!op || !b || t.ranks.empty()) continue;  // (no product of shapes without a bound to compare it with)
     // WS-1: the phase's workspace bound covers what the task materialises per rank.
-    Expr out;
+    std::vector<Expr> outs;  // summed at once (Expr::sum)
     for (Index v : op->outputs) {
       const ModelValue& x = m.values[static_cast<std::size_t>(v)];
       Expr bytes(dtype_size(x.dtype).value_or(0));
       for (const auto& dim : x.shape) bytes = bytes * dim;
-      if (x.role == ValueRole::activation) out += bytes;
+      if (x.role == ValueRole::activation) outs.push_back(bytes);
       if (x.role == ValueRole::activation && !dtype_size(x.dtype)) c.err("WS-1", at("tasks", i), "output \"" + x.id + "\" has a dtype of unknown size: the workspace bound is not decided");
     }
+    const Expr out = Expr::sum(outs);
     if (!le(out * Expr(make_rat(t.replication, static_cast<std::int64_t>(t.ranks.size()))), b->ws))
       c.err("WS-1", at("tasks", i), "materialises " + (out * Expr(make_rat(t.replication, static_cast<std::int64_t>(t.ranks.size())))).str() + " bytes per rank, more than (or not decided to be at most) the workspace bound " + b->ws.str());
   }

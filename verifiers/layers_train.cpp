@@ -284,7 +284,7 @@ void model_to_distributed(check::Ctx& c, const ModelIR& m, const DistributedTask
   std::int64_t dp = 1, stride = 1;
   if (std::int64_t s = axis_size(d.mesh, "dp", stride); s > 0) dp = s;
   // WORK-2: per model operation and phase, the matrix work summed over ranks and microbatches.
-  std::vector<Expr> fwd(m.operations.size()), rec(m.operations.size()), bwd(m.operations.size());
+  std::vector<std::vector<Expr>> fwd(m.operations.size()), rec(m.operations.size()), bwd(m.operations.size());  // summed at once (Expr::sum)
   bool training = false;
   for (std::size_t i = 0; i < d.tasks.size(); ++i) {
     const auto& t = d.tasks[i];
@@ -292,18 +292,19 @@ void model_to_distributed(check::Ctx& c, const ModelIR& m, const DistributedTask
     auto it = t.lineage.sources.size() == 1 ? op_of.find(t.lineage.sources[0]) : op_of.end();
     if (it == op_of.end()) { c.err("WORK-2", at("tasks", i, "lineage/sources"), "a compute task must derive from exactly one model operation"); continue; }
     Expr total = task_total(t, t.work.matrix_ops);
-    if (t.phase == Phase::forward) fwd[it->second] += total;
-    else if (t.phase == Phase::recompute) rec[it->second] += total;
-    else { bwd[it->second] += total; training = true; }
+    if (t.phase == Phase::forward) fwd[it->second].push_back(total);
+    else if (t.phase == Phase::recompute) rec[it->second].push_back(total);
+    else { bwd[it->second].push_back(total); training = true; }
   }
   const Expr scale = Expr(Int(d.microbatches) * dp);  // exact: m x dp may pass 2^63 (without schedules SCHED-1 does not bound m)
   for (std::size_t i = 0; i < m.operations.size(); ++i) {
     Expr w = m.operations[i].work.matrix_ops * scale;
     std::string path = at("operations", i, "work/matrix_ops");
-    if (!(fwd[i] == w)) c.err("WORK-2", path, "forward matrix work over all ranks and microbatches is " + fwd[i].str() + ", the model's work times m*dp is " + w.str());
-    if (!(rec[i] == Expr()) && !(rec[i] == w)) c.err("WORK-2", path, "recomputed matrix work is " + rec[i].str() + ", expected 0 or " + w.str());
+    const Expr fw = Expr::sum(fwd[i]), rc = Expr::sum(rec[i]), bw = Expr::sum(bwd[i]);
+    if (!(fw == w)) c.err("WORK-2", path, "forward matrix work over all ranks and microbatches is " + fw.str() + ", the model's work times m*dp is " + w.str());
+    if (!(rc == Expr()) && !(rc == w)) c.err("WORK-2", path, "recomputed matrix work is " + rc.str() + ", expected 0 or " + w.str());
     Expr want_b = training ? Expr(2) * w : Expr();
-    if (!(bwd[i] == want_b)) c.err("WORK-2", path, "backward matrix work is " + bwd[i].str() + ", expected " + want_b.str());
+    if (!(bw == want_b)) c.err("WORK-2", path, "backward matrix work is " + bw.str() + ", expected " + want_b.str());
   }
   // VOL-1: a collective's logical payload is the bytes of the value it moves.
   for (std::size_t i = 0; i < d.tasks.size(); ++i) {
@@ -351,12 +352,13 @@ void portable(check::Ctx& c, const PortablePlanIR& p) {
   for (std::size_t k = 0; k < p.memory.size(); ++k) {
     const auto& f = p.memory[k];
     std::string path = "/payload/memory/" + std::to_string(k);
-    Expr sum;
+    std::vector<Expr> sizes;  // summed at once (Expr::sum)
     bool refs_ok = true;
     for (std::size_t j = 0; j < f.buffers.size(); ++j) {
       if (!check::ref(c, f.buffers[j], p.buffers.size(), path + "/buffers/" + std::to_string(j))) { refs_ok = false; continue; }
-      sum += p.buffers[static_cast<std::size_t>(f.buffers[j])].size;
+      sizes.push_back(p.buffers[static_cast<std::size_t>(f.buffers[j])].size);
     }
+    const Expr sum = Expr::sum(sizes);
     bool derived = f.category == MemoryCategory::activations_peak || f.category == MemoryCategory::total || f.category == MemoryCategory::capacity;
     if (refs_ok && !derived && !(sum == f.bytes)) c.err("MEM-1", path + "/bytes", "claims " + f.bytes.str() + " bytes but its buffers add up to " + sum.str());
     if (f.category != MemoryCategory::activations) {

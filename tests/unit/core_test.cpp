@@ -108,6 +108,22 @@ TEST(Expr, ParsedSumsEqualTermByTermSums) {
   EXPECT_EQ(P(text).terms().size(), 1000U);
 }
 
+// Expr::sum adds many parts at once: the same as adding them one by one (cancelling, merging,
+// constants), empty for no parts, and linear enough for 20,000 distinct symbols.
+TEST(Expr, SumOfManyPartsEqualsRepeatedAddition) {
+  EXPECT_EQ(Expr::sum({}).str(), "0");
+  const std::vector<Expr> parts = {P("2*B*S"), P("3"), P("-B*S+S"), P("-3"), P("B"), P("-S")};
+  Expr folded;
+  for (const auto& x : parts) folded = folded + x;
+  EXPECT_EQ(Expr::sum(parts), folded);
+  EXPECT_EQ(Expr::sum(parts).str(), "B*S+B");
+  std::vector<Expr> many;
+  for (int i = 0; i < 20000; ++i) many.push_back(Expr::symbol("x" + std::to_string(i)));
+  EXPECT_EQ(Expr::sum(many).terms().size(), 20000U);
+  many.push_back(Expr(-1) * Expr::sum(many));
+  EXPECT_EQ(Expr::sum(many).str(), "0");
+}
+
 // SYM-3: a product of non-constant quantities of more than kMaxTerms terms, or a sum whose
 // canonical form has more, is refused before it is formed; 256 x 256 terms is not.
 TEST(Expr, ProductsAndSumsPastTheTermBoundThrow) {
