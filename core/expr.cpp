@@ -162,10 +162,7 @@ Expr Expr::symbol(std::string_view name) {
   if (name.empty() || !is_ident_start(name[0]) || is_node_name(name) ||
       !std::all_of(name.begin(), name.end(), is_ident))
     throw std::invalid_argument("invalid symbol name");
-  auto a = std::make_shared<Atom>();
-  a->kind = Atom::Kind::Symbol;
-  a->name = std::string(name);
-  a->text = a->name;
+  auto a = std::make_shared<Atom>(Atom{Atom::Kind::Symbol, std::string(name), {}, std::string(name)});
   Expr e;
   e.mut().push_back({{Factor{std::move(a), 1}}, Rat(1)});
   return e;

@@ -82,11 +82,7 @@ void Reader::begin_object() { expect('{'), path_.push_back({0, -2}); }
 
 bool Reader::next_key(std::string_view& key) {
   ws();
-  if (pos_ < s_.size() && s_[pos_] == '}') {
-    ++pos_;
-    path_.pop_back();
-    return false;
-  }
+  if (pos_ < s_.size() && s_[pos_] == '}') return ++pos_, path_.pop_back(), false;  // the end: its path is popped
   if (path_.back().index != -2) expect(',');  // -2: no key read yet
   ws();
   if (pos_ >= s_.size() || s_[pos_] != '"') fail("JSON-1", "expected an object key");
@@ -102,11 +98,7 @@ void Reader::begin_array() { expect('['), path_.push_back({0, -2}); }
 
 bool Reader::next_element() {
   ws();
-  if (pos_ < s_.size() && s_[pos_] == ']') {
-    ++pos_;
-    path_.pop_back();
-    return false;
-  }
+  if (pos_ < s_.size() && s_[pos_] == ']') return ++pos_, path_.pop_back(), false;  // the end: its path is popped
   if (path_.back().index != -2) expect(',');  // -2: no element read yet
   path_.back().index = path_.back().index < 0 ? 0 : path_.back().index + 1;
   __builtin_prefetch(s_.data() + std::min(pos_ + 4096, s_.size()));  // the page ahead: its TLB entry and first line, early

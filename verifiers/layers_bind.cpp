@@ -165,12 +165,25 @@ void race(check::Ctx& c, const ConcretePlanIR& p, Flow&& flow) {
     }
   std::sort(ev.begin(), ev.end());
   std::set<std::pair<std::uint64_t, std::uint32_t>> active;  // a device's buffers all end before the next device's start
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+  std::vector<std::tuple<std::uint32_t, std::uint32_t, std::size_t>> pairs;  // (a, b, the yes answers that order them)
   auto key = [&](std::uint32_t b) { return std::make_pair(pinned(p.buffers[b].storage) ? 0 : std::uint64_t{topo[head(b).front().first]} + 1, b); };
+  // Of the accesses on one chain only the last of tail(a) and the first of head(b) are asked about:
+  // the others happen before (after) them on the chain. So a pair asks at most K x K questions
+  // (K chains), where every access of tail(a) x head(b) can be quadratic in the plan.
+  std::vector<std::uint32_t> in_ends(h.k, UINT32_MAX);  // scratch: where a chain's access is in ends()'s result
+  auto ends = [&](std::span<const std::pair<std::uint32_t, bool>> s, bool last) {
+    std::vector<std::uint32_t> r;
+    for (const auto& x : s)
+      if (std::uint32_t& j = in_ends[h.node[x.first].chain]; j == UINT32_MAX) j = static_cast<std::uint32_t>(r.size()), r.push_back(x.first);
+      else if ((h.node[x.first].pos > h.node[r[j]].pos) == last) r[j] = x.first;
+    for (std::uint32_t v : r) in_ends[h.node[v].chain] = UINT32_MAX;
+    return r;
+  };
   auto check = [&](std::uint32_t a, std::uint32_t b) {
-    for (const auto& x : pinned(p.buffers[a].storage) || pinned(p.buffers[b].storage) ? tail(a).first(0) : tail(a))
-      for (const auto& y : head(b)) if (x.first != y.first) question(topo[y.first], x.first, pairs.size());  // one command accessing both: never ordered
-    pairs.emplace_back(a, b), yes.push_back(0);
+    const auto xs = ends(pinned(p.buffers[a].storage) || pinned(p.buffers[b].storage) ? tail(a).first(0) : tail(a), true), ys = ends(head(b), false);
+    for (std::uint32_t x : xs)
+      for (std::uint32_t y : ys) if (x != y) question(topo[y], x, pairs.size());  // one command accessing both: never ordered
+    pairs.emplace_back(a, b, xs.size() * ys.size()), yes.push_back(0);
   };
   for (const auto& [dev, addr, kind, b] : ev) {
     auto it = kind == 0 ? active.find(key(b)) : active.insert(key(b)).first, nx = std::next(it);
@@ -207,7 +220,7 @@ void race(check::Ctx& c, const ConcretePlanIR& p, Flow&& flow) {
     for (; ask != asks.end() && std::get<0>(*ask) == topo[v]; ++ask) yes[std::get<2>(*ask)] += h.before(std::get<1>(*ask), v);
   });
   for (std::size_t t = 0; t < pairs.size(); ++t)
-    if (auto [a, b] = pairs[t]; pinned(p.buffers[a].storage) || pinned(p.buffers[b].storage) || yes[t] < tail(a).size() * head(b).size())
+    if (auto [a, b, all] = pairs[t]; pinned(p.buffers[a].storage) || pinned(p.buffers[b].storage) || yes[t] < all)
       c.err("RACE-2", at("buffers", b), "buffers " + in_quotes(p.buffers[a].id) + " and " + in_quotes(p.buffers[b].id) +
                                             " share device memory, but one is pinned or not every access of one happens before every access of the other");
   for (std::size_t k = 0; k < p.memory.size(); ++k) {

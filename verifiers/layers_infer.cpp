@@ -123,14 +123,14 @@ void model_to_distributed_infer(check::Ctx& c, const ModelIR& m, const Distribut
     std::vector<Expr> outs;  // summed at once (Expr::sum)
     for (Index v : op->outputs) {
       const ModelValue& x = m.values[static_cast<std::size_t>(v)];
+      if (x.role != ValueRole::activation) continue;
       Expr bytes(dtype_size(x.dtype).value_or(0));
+      if (bytes == Expr()) c.err("WS-1", at("tasks", i), "output \"" + x.id + "\" has a dtype of unknown size: the workspace bound is not decided");
       for (const auto& dim : x.shape) bytes = bytes * dim;
-      if (x.role == ValueRole::activation) outs.push_back(bytes);
-      if (x.role == ValueRole::activation && !dtype_size(x.dtype)) c.err("WS-1", at("tasks", i), "output \"" + x.id + "\" has a dtype of unknown size: the workspace bound is not decided");
+      outs.push_back(bytes);
     }
-    const Expr out = Expr::sum(outs);
-    if (!le(out * Expr(make_rat(t.replication, static_cast<std::int64_t>(t.ranks.size()))), b->ws))
-      c.err("WS-1", at("tasks", i), "materialises " + (out * Expr(make_rat(t.replication, static_cast<std::int64_t>(t.ranks.size())))).str() + " bytes per rank, more than (or not decided to be at most) the workspace bound " + b->ws.str());
+    const Expr out = Expr::sum(outs) * Expr(make_rat(t.replication, static_cast<std::int64_t>(t.ranks.size())));  // per rank
+    if (!le(out, b->ws)) c.err("WS-1", at("tasks", i), "materialises " + out.str() + " bytes per rank, more than (or not decided to be at most) the workspace bound " + b->ws.str());
   }
   for (std::size_t i = 0; i < m.operations.size(); ++i)
     if (!m.operations[i].effects.empty() && !carried[i]) c.err("EFFECT-1", at("operations", i, "effects"), "no compute task carries the effects of \"" + m.operations[i].id + "\"");

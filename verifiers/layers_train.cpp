@@ -36,9 +36,9 @@ std::optional<Expr> schedule_peak(const StageSchedule& s, const std::vector<Expr
   if (equal) return Expr(peak_value) * chunk_bytes.front();
   if (constant) return Expr(peak_value);
   if (best != top) return std::nullopt;  // no dominating step: not decided by normalisation (rejected as such)
-  Expr peak;
-  for (std::size_t k = 0; k < count.size(); ++k) peak += Expr(best[k]) * chunk_bytes[k];
-  return peak;
+  std::vector<Expr> peak;  // summed at once (Expr::sum): one chunk at a time is quadratic in distinct sizes
+  for (std::size_t k = 0; k < count.size(); ++k) peak.push_back(Expr(best[k]) * chunk_bytes[k]);
+  return Expr::sum(peak);
 }
 
 std::optional<std::int64_t> dtype_size(std::string_view dtype) {

@@ -407,6 +407,22 @@ def verify_memory_fact_of_many_distinct_sizes(tmp: Path):
     v = run("verify", "--format", "json", write(tmp, "p.json", mc.encode(p)), timeout=20)  # 134 s before, under 1 s after
     codes = {x["code"] for x in json.loads(v.out)["diagnostics"]} if v.returncode == 1 else set()
     check("MEM-1" in codes, f"a memory fact over 16,000 buffers of distinct sizes (its claimed bytes leave them out)\n{show(v)}")
+    # Session 38. Past SYM-3's bound the fact's sum is refused, not formed: 700 buffers whose sizes
+    # are sums of 100 distinct products of two of 375 symbols sum to 70,000 terms. This reaches
+    # verify_snapshot's catch (the corpus file and the mutation reach the transition's).
+    p = mc.Chain().get("portable")
+    pl = p["payload"]
+    names = [f"y{i:03d}" for i in range(375)]
+    pl["symbols"] += [mc.symbol(x) for x in names]
+    pairs = [f"{a}*{b}" for j, a in enumerate(names) for b in names[j + 1:]][:70000]
+    start, first = len(pl["buffers"]), pl["buffers"][0]
+    for i in range(700):
+        pl["buffers"].append(dict(first, id=f"yb{i:04d}", size="+".join(pairs[100 * i:100 * i + 100]), consumers=[], producer=None))
+    pl["memory"][0]["buffers"] += list(range(start, start + 700))
+    mc.redigest(p)
+    v = run("verify", "--format", "json", write(tmp, "p70k.json", mc.encode(p)), timeout=20)
+    diags = json.loads(v.out)["diagnostics"] if v.returncode == 1 else []
+    check([(x["code"], x["path"]) for x in diags] == [("SYM-3", "/payload")], f"a memory fact whose sum has 70,000 terms\n{show(v)}")
 
 
 @case
@@ -441,12 +457,16 @@ def verify_empty_region_and_huge_power(tmp: Path):
 
 @case
 def verify_many_race_questions(tmp: Path):
-    # Session 36's audit: RACE-2 asks "does x happen before y" for every access x of one buffer
+    # Session 36's audit: RACE-2 asked "does x happen before y" for every access x of one buffer
     # and y of an overlapping one, and held all the questions at once. Two 4 KiB buffers over the
     # same bytes, one written once and then read by n commands, the other read by n commands after
     # them on one queue: a valid plan, with n^2 questions (n = 12,000: out of memory, exit 3).
-    # Fewer than 2^25 are answered (n = 3,000: accepted); from 2^25 on the plan is RACE-3.
-    def plan(n: int) -> bytes:
+    # Session 36 capped the questions at 2^25 (RACE-3 from n = 5,800). Since session 38 RACE-2 asks
+    # only about the last access of one buffer and the first of the other on each chain (queue):
+    # one question here, so n = 12,000 is decided and accepted. With each reader on a queue of its
+    # own (wide: one chain per reader; the i-th reader of b after the i-th of a, so a's accesses
+    # come first) there are still n^2 questions, and from 2^25 on RACE-3.
+    def plan(n: int, wide: bool) -> bytes:
         q = mc.Chain().get("queue")
         p = q["payload"]
         work = {k: "0" for k in ("matrix_ops", "message_bytes", "persistent_bytes", "read_bytes", "temporary_bytes", "vector_ops", "write_bytes")}
@@ -455,17 +475,21 @@ def verify_many_race_questions(tmp: Path):
             p["buffers"].append({"alignment": 256, "id": f"cb:x{name}", "lineage": {"kind": "derived", "rule": "bind.buffer", "sources": ["buf.x.s0"]},
                                  "offset": str(1 << 20), "region": 0, "size": "4096", "storage": "transient"})
         queue = next(x for x in p["queue"]["queues"] if x["id"] == "q:dev:r0:compute")
+        writer = len(p["commands"])
         for i, (reads, writes) in enumerate([([], [first])] + [([first], [])] * n + [([first + 1], [])] * n):
-            p["commands"].append({"attrs": {}, "dependencies": [], "device": 0, "id": f"c:x{i}", "implementation": "cublas.gemm", "kind": "launch",
-                                  "lineage": {"kind": "derived", "rule": "bind.command", "sources": ["p.s0.fc1.fwd"]}, "reads": reads, "repeat": 1,
+            p["commands"].append({"attrs": {}, "dependencies": ([] if i == 0 else [writer] if i <= n else [writer + i - n]) if wide else [], "device": 0, "id": f"c:x{i}", "implementation": "cublas.gemm",
+                                  "kind": "launch", "lineage": {"kind": "derived", "rule": "bind.command", "sources": ["p.s0.fc1.fwd"]}, "reads": reads, "repeat": 1,
                                   "signals": [], "waits": [], "work": work, "writes": writes})
-            queue["commands"].append(len(p["commands"]) - 1)
+            if wide and i > 0:
+                p["queue"]["queues"].append({"commands": [len(p["commands"]) - 1], "device": 0, "id": f"q:x{i}", "kind": "compute"})
+            else:
+                queue["commands"].append(len(p["commands"]) - 1)
         p["memory"][0]["peak_bytes"] = str((1 << 20) + 4096)
         return mc.encode(mc.redigest(q))
-    v = run("verify", "--format", "json", write(tmp, "small.json", plan(3000)), timeout=60)
-    check(v.returncode == 0 and json.loads(v.out)["verdict"] == "accepted", f"n = 3,000\n{show(v)}")
-    v = run("verify", "--format", "json", write(tmp, "large.json", plan(6000)), timeout=60)
-    check(v.returncode == 1 and [x["code"] for x in json.loads(v.out)["diagnostics"]] == ["RACE-3"], f"n = 6,000\n{show(v)}")
+    v = run("verify", "--format", "json", write(tmp, "long.json", plan(12000, False)), timeout=60)
+    check(v.returncode == 0 and json.loads(v.out)["verdict"] == "accepted", f"n = 12,000 on one queue\n{show(v)}")
+    v = run("verify", "--format", "json", write(tmp, "wide.json", plan(5800, True)), timeout=60)
+    check(v.returncode == 1 and [x["code"] for x in json.loads(v.out)["diagnostics"]] == ["RACE-3"], f"n = 5,800 on queues of their own\n{show(v)}")
 
 
 @case
