@@ -16,8 +16,6 @@ void Diagnostics::error(std::string code, std::string path, std::string message,
   if (items_.size() < cap_) items_.push_back({std::move(code), std::move(message), std::move(path), std::move(notes), std::move(hint)});
 }
 
-void Diagnostics::merge(const Diagnostics& other) {
-  for (const auto& d : other.items_) error(d.code, d.path, d.message, d.notes, d.hint);
-}
+void Diagnostics::merge(const Diagnostics& other) { for (const auto& d : other.items_) error(d.code, d.path, d.message, d.notes, d.hint); }
 
 }  // namespace plancert

@@ -148,9 +148,7 @@ class Parser {
 
 }  // namespace
 
-Expr::Expr(Rat c) {
-  if (!c.is_zero()) mut().push_back({{}, std::move(c)});
-}
+Expr::Expr(Rat c) { if (!c.is_zero()) mut().push_back({{}, std::move(c)}); }
 
 std::vector<Term>& Expr::mut() {
   if (!rep_ || rep_->use_count() > 1) rep_ = new Rep(rep_ ? rep_->terms : std::vector<Term>{});

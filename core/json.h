@@ -138,9 +138,7 @@ class Reader {
     ws_slow();
   }
   void ws_slow();
-  void expect(char c) {
-    if (pos_ < s_.size() && s_[pos_] == c) ++pos_; else expect_slow(c);
-  }
+  void expect(char c) { if (pos_ < s_.size() && s_[pos_] == c) ++pos_; else expect_slow(c); }
   void expect_slow(char c);
   [[noreturn]] Kind bad_start() const;
   void literal(std::string_view word);

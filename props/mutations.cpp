@@ -109,6 +109,16 @@ bool contains(const V& v, const typename V::value_type& x) { return std::find(v.
 
 void insert_sorted(Indices& v, Index x) { v.insert(std::upper_bound(v.begin(), v.end(), x), x); }
 
+// (update, tp all-reduce it depends on): on plans of the training passes, COLL-6's gradient sums.
+std::vector<std::pair<std::size_t, Index>> tp_gradient_sums(const DistributedTaskIR& p) {
+  std::vector<std::pair<std::size_t, Index>> edges;
+  for (std::size_t i = 0; i < p.tasks.size(); ++i)
+    if (p.tasks[i].phase == Phase::optimizer)
+      for (Index u : p.tasks[i].dependencies)
+        if (const auto& a = p.tasks[static_cast<std::size_t>(u)]; a.collective && a.collective->axis == "tp" && a.collective->kind == CollectiveKind::all_reduce) edges.emplace_back(i, u);
+  return edges;
+}
+
 std::string flip_hex(std::string d, std::size_t i) {
   d[i] = d[i] == '0' ? '1' : '0';
   return d;
@@ -1288,13 +1298,10 @@ void distributed_ops(Catalog& c) {
   });
   c.derived();
   // COLL-6 (on plans of the training passes): under sequence parallelism an update no longer
-  // depends on the tp sum of its whole weights' gradients (edge dropped, or the sum is a max).
+  // depends on the tp sum of its whole weights' gradients (edge dropped, or the sum is a max,
+  // which is then also a tp collective that is no gradient sum: COLL-3).
   c.edit<P>("update_without_tp_gradient_sum", "COLL-6", [](P& p, Pick& pk, const AnySnapshot*) {
-    std::vector<std::pair<std::size_t, Index>> edges;  // (update, tp gradient sum it depends on)
-    for (std::size_t i = 0; i < p.tasks.size(); ++i)
-      if (p.tasks[i].phase == Phase::optimizer)
-        for (Index u : p.tasks[i].dependencies)
-          if (const auto& a = p.tasks[static_cast<std::size_t>(u)]; a.collective && a.collective->axis == "tp" && a.collective->kind == CollectiveKind::all_reduce) edges.emplace_back(i, u);
+    const auto edges = tp_gradient_sums(p);
     if (edges.empty()) return false;
     auto [i, u] = pk.from(edges);
     if (pk(2)) {
@@ -1303,6 +1310,20 @@ void distributed_ops(Catalog& c) {
       auto& d = p.tasks[i].dependencies;
       d.erase(std::find(d.begin(), d.end(), u));
     }
+    return true;
+  }, std::nullopt, {"COLL-3"});
+  c.derived();
+  // COLL-3 (on plans of the training passes): the tp gradient sum an update depends on is
+  // duplicated, and the update waits for both: the gradient would be summed twice.
+  c.edit<P>("tp_gradient_sum_twice", "COLL-3", [](P& p, Pick& pk, const AnySnapshot*) {
+    const auto edges = tp_gradient_sums(p);
+    if (edges.empty()) return false;
+    auto [i, u] = pk.from(edges);
+    DistTask again = p.tasks[static_cast<std::size_t>(u)];
+    again.id += ":again";
+    again.dependencies = {u};
+    p.tasks.push_back(std::move(again));
+    p.tasks[i].dependencies.push_back(static_cast<Index>(p.tasks.size() - 1));
     return true;
   });
   c.derived();

@@ -1069,6 +1069,22 @@ def build(chain: Chain) -> Corpus:
                "fc2 has layout kv and w2 is held whole on tp = 2; its update does not wait for a tp all-reduce of its gradient",
                mutate=kv_whole,
                parent=kv_parent, envelope=lambda s: s.update(parents=[kv_parent["digest"]]))
+    # COLL-3, accepted before session 38: the same plan with w2's tp gradient sum (COLL-6 holds)
+    # and a second one after it, both awaited by the update: the gradient is summed twice (t x).
+    def kv_summed_twice(p):
+        kv_whole(p)
+        upd = next(i for i, t in enumerate(p["tasks"]) if t["id"] == "s1.opt.w2")
+        coll = {"axis": "tp", "group": [2, 3], "kind": "all_reduce", "message_bytes": "8192", "reduction": "sum"}
+        p["tasks"].append(dtask("s1.allreduce.dw2", "collective", "none", [2, 3], list(p["tasks"][upd]["dependencies"]), derived("dist.collective", "w2"),
+                                work(message="8192", vector="2048"), repeat=1, collective=coll))
+        again = copy.deepcopy(p["tasks"][-1])
+        again.update(id="s1.allreduce.dw2.again", dependencies=[len(p["tasks"]) - 1])
+        p["tasks"].append(again)
+        p["tasks"][upd]["dependencies"] += [len(p["tasks"]) - 2, len(p["tasks"]) - 1]
+    k.snapshot("COLL-3", "gradient-sum-twice", D,
+               "w2 is held whole on tp = 2 (layout kv); its gradient is all-reduced (sum) by two tp collectives, both awaited by its update",
+               mutate=kv_summed_twice,
+               parent=kv_parent, envelope=lambda s: s.update(parents=[kv_parent["digest"]]))
     k.snapshot("VOL-1", "collective-payload-wrong", D, "all-reduce of y claims 32*B*S bytes (y is 16*B*S)", parent=True,
                mutate=lambda p: p["tasks"][4]["collective"].update(message_bytes="32*B*S"))
     k.snapshot("VOL-1", "collective-value-unknown", D, "all-reduce of a value the model does not have", parent=True,

@@ -170,17 +170,16 @@ void race(check::Ctx& c, const ConcretePlanIR& p, Flow&& flow) {
   // Of the accesses on one chain only the last of tail(a) and the first of head(b) are asked about:
   // the others happen before (after) them on the chain. So a pair asks at most K x K questions
   // (K chains), where every access of tail(a) x head(b) can be quadratic in the plan.
-  std::vector<std::uint32_t> in_ends(h.k, UINT32_MAX);  // scratch: where a chain's access is in ends()'s result
-  auto ends = [&](std::span<const std::pair<std::uint32_t, bool>> s, bool last) {
-    std::vector<std::uint32_t> r;
+  std::vector<std::uint32_t> in_ends(h.k, UINT32_MAX), xs, ys;  // scratch: where a chain's access is in ends()'s result; the results
+  auto ends = [&](std::span<const std::pair<std::uint32_t, bool>> s, bool last, std::vector<std::uint32_t>& r) {
+    r.clear();
     for (const auto& x : s)
       if (std::uint32_t& j = in_ends[h.node[x.first].chain]; j == UINT32_MAX) j = static_cast<std::uint32_t>(r.size()), r.push_back(x.first);
       else if ((h.node[x.first].pos > h.node[r[j]].pos) == last) r[j] = x.first;
     for (std::uint32_t v : r) in_ends[h.node[v].chain] = UINT32_MAX;
-    return r;
   };
   auto check = [&](std::uint32_t a, std::uint32_t b) {
-    const auto xs = ends(pinned(p.buffers[a].storage) || pinned(p.buffers[b].storage) ? tail(a).first(0) : tail(a), true), ys = ends(head(b), false);
+    ends(pinned(p.buffers[a].storage) || pinned(p.buffers[b].storage) ? tail(a).first(0) : tail(a), true, xs), ends(head(b), false, ys);
     for (std::uint32_t x : xs)
       for (std::uint32_t y : ys) if (x != y) question(topo[y], x, pairs.size());  // one command accessing both: never ordered
     pairs.emplace_back(a, b, xs.size() * ys.size()), yes.push_back(0);

@@ -109,12 +109,17 @@ void tensor_parallel(check::Ctx& c, const ModelIR& m, const DistributedTaskIR& d
     if (layout(k) == "kv") for (Index v : m.operations[k].inputs) kv.insert(m.values[static_cast<std::size_t>(v)].id);
   for (const auto& sh : d.shards)
     if (t > 1 && sh.axis.empty() && (sp || kv.count(sh.value))) whole.insert(sh.value);
+  auto tp_sum = [](const DistTask& a) { return a.collective && a.collective->axis == "tp" && a.collective->kind == CollectiveKind::all_reduce && a.collective->reduction == Reduction::sum; };
+  std::map<std::pair<std::string_view, Index>, int> sums;  // COLL-6's gradient sums per (weight, first rank): one each
   for (std::size_t i = 0; i < d.tasks.size(); ++i) {
     const auto& x = d.tasks[i];
     const std::int64_t k = source(x);
-    if (k < 0 && declared && x.collective && x.collective->axis == "tp" && (x.collective->kind != CollectiveKind::all_reduce || x.lineage.sources.empty() ||
-                                                                             !std::all_of(x.lineage.sources.begin(), x.lineage.sources.end(), [&](const auto& s) { return whole.count(s) > 0; })))
-      c.err("COLL-3", at("tasks", i, "lineage"), "a tensor-parallel collective derives from one operation that declares a tensor-parallel layout (one without is replicated and needs none; a second source would hide it), or is COLL-6's all-reduce of the gradients of weights held whole");
+    const bool gradient_sum = k < 0 && tp_sum(x) && !x.lineage.sources.empty() && std::all_of(x.lineage.sources.begin(), x.lineage.sources.end(), [&](const auto& s) { return whole.count(s) > 0; });
+    if (k < 0 && declared && x.collective && x.collective->axis == "tp" && !gradient_sum)
+      c.err("COLL-3", at("tasks", i, "lineage"), "a tensor-parallel collective derives from one operation that declares a tensor-parallel layout (one without is replicated and needs none; a second source would hide it), or is COLL-6's all-reduce (sum) of the gradients of weights held whole");
+    for (std::size_t j = 0; gradient_sum && j < x.lineage.sources.size(); ++j)
+      if (++sums[{x.lineage.sources[j], x.ranks.empty() ? -1 : x.ranks.front()}] == 2)
+        c.err("COLL-3", at("tasks", i, "lineage"), "a second tp all-reduce (sum) of the gradient of \"" + x.lineage.sources[j] + "\" on these ranks: it would be summed twice");
     if (k < 0 || x.ranks.empty()) continue;
     const auto& op = m.operations[static_cast<std::size_t>(k)];
     auto count = [&](Index v, Phase ph, CollectiveKind kind, std::int64_t n) {
@@ -148,7 +153,7 @@ void tensor_parallel(check::Ctx& c, const ModelIR& m, const DistributedTaskIR& d
       const auto& o = d.tasks[i];
       if (o.phase != Phase::optimizer) continue;
       auto summed = [&](const DistTask& a) {
-        if (!a.collective || a.collective->axis != "tp" || a.collective->kind != CollectiveKind::all_reduce || a.collective->reduction != Reduction::sum || a.ranks != o.ranks) return false;
+        if (!tp_sum(a) || a.ranks != o.ranks) return false;
         const std::unordered_set<std::string_view> names(a.lineage.sources.begin(), a.lineage.sources.end());
         return std::all_of(o.lineage.sources.begin(), o.lineage.sources.end(), [&](const std::string& w) { return !whole.count(w) || names.count(w); });
       };
