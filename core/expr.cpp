@@ -119,7 +119,8 @@ class Parser {
     while (pos_ < s_.size() && is_ident(s_[pos_])) ++pos_;
     std::string_view name = s_.substr(b, pos_ - b);
     Expr base;
-    if (is_node_name(name)) {
+    if (!is_node_name(name)) base = Expr::symbol(name);
+    else {
       if (depth >= kMaxDepth) fail("nodes nested too deeply");
       if (!eat('(')) fail("expected '('");
       Expr a = sum(depth + 1);
@@ -130,8 +131,6 @@ class Parser {
       else if (name == "floor") base = Expr::floor_div(a, c);
       else if (name == "max") base = Expr::max(a, c);
       else base = Expr::min(a, c);
-    } else {
-      base = Expr::symbol(name);
     }
     if (eat('^')) {
       Int k = integer();
@@ -160,11 +159,10 @@ Expr Expr::symbol(std::string_view name) {
   if (name.empty() || !is_ident_start(name[0]) || is_node_name(name) ||
       !std::all_of(name.begin(), name.end(), is_ident))
     throw std::invalid_argument("invalid symbol name");
-  auto a = std::make_shared<Atom>(Atom{Atom::Kind::Symbol, std::string(name), {}, std::string(name)});
-  Expr e;
-  e.mut().push_back({{Factor{std::move(a), 1}}, Rat(1)});
-  return e;
+  return of(std::make_shared<Atom>(Atom{Atom::Kind::Symbol, std::string(name), {}, std::string(name)}));
 }
+
+Expr Expr::of(std::shared_ptr<const Atom> a) { Expr e; e.mut().push_back({{Factor{std::move(a), 1}}, Rat(1)}); return e; }
 
 Expr Expr::node(Atom::Kind kind, Expr x, Expr y) {
   static constexpr const char* kNames[] = {"", "ceil", "floor", "max", "min"};
@@ -174,9 +172,7 @@ Expr Expr::node(Atom::Kind kind, Expr x, Expr y) {
   a->text = std::string(kNames[static_cast<int>(kind)]) + "(" + x.str() + "," + y.str() + ")";
   a->integral = kind == Atom::Kind::Ceil || kind == Atom::Kind::Floor || (all_integral(x) && all_integral(y));
   a->args = {std::move(x), std::move(y)};
-  Expr e;
-  e.mut().push_back({{Factor{std::move(a), 1}}, Rat(1)});
-  return e;
+  return of(std::move(a));
 }
 
 Expr Expr::divide(Atom::Kind kind, const Expr& a, const Expr& b) {
@@ -305,9 +301,8 @@ std::optional<Rat> Expr::eval(const std::function<std::optional<Rat>(std::string
     for (const auto& f : t.mono) {
       const Atom& a = *f.atom;
       std::optional<Rat> v;
-      if (a.kind == Atom::Kind::Symbol) {
-        v = env(a.name);
-      } else {
+      if (a.kind == Atom::Kind::Symbol) v = env(a.name);
+      else {
         auto x = a.args[0].eval(env), y = a.args[1].eval(env);
         if (!x || !y) return std::nullopt;
         switch (a.kind) {

@@ -124,6 +124,7 @@ class Expr {
  private:
   void normalize();
   static Expr node(Atom::Kind kind, Expr a, Expr b);
+  static Expr of(std::shared_ptr<const Atom> a);  // the atom itself, coefficient 1
   static Expr divide(Atom::Kind kind, const Expr& a, const Expr& b);  // ceil or floor of a / b
   std::vector<Term>& mut();  // the terms, writable: copied first while another Expr shares them
   // Immutable while shared, so copies are cheap and equal texts can share one representation

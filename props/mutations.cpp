@@ -109,14 +109,24 @@ bool contains(const V& v, const typename V::value_type& x) { return std::find(v.
 
 void insert_sorted(Indices& v, Index x) { v.insert(std::upper_bound(v.begin(), v.end(), x), x); }
 
-// (update, tp all-reduce it depends on): on plans of the training passes, COLL-6's gradient sums.
-std::vector<std::pair<std::size_t, Index>> tp_gradient_sums(const DistributedTaskIR& p) {
+// (update, all-reduce or reduce-scatter over `axis` it depends on): on plans of the training
+// passes, COLL-6's gradient sums (tp) and COLL-4's gradient reductions (dp).
+std::vector<std::pair<std::size_t, Index>> gradient_sums(const DistributedTaskIR& p, std::string_view axis) {
   std::vector<std::pair<std::size_t, Index>> edges;
   for (std::size_t i = 0; i < p.tasks.size(); ++i)
     if (p.tasks[i].phase == Phase::optimizer)
       for (Index u : p.tasks[i].dependencies)
-        if (const auto& a = p.tasks[static_cast<std::size_t>(u)]; a.collective && a.collective->axis == "tp" && a.collective->kind == CollectiveKind::all_reduce) edges.emplace_back(i, u);
+        if (const auto& a = p.tasks[static_cast<std::size_t>(u)]; a.collective && a.collective->axis == axis && a.collective->kind != CollectiveKind::all_gather) edges.emplace_back(i, u);
   return edges;
+}
+
+// Copies collective u as a second one after it, and makes update i wait for both.
+void collective_twice(DistributedTaskIR& p, std::size_t i, Index u) {
+  DistTask again = p.tasks[static_cast<std::size_t>(u)];
+  again.id += ":again";
+  again.dependencies = {u};
+  p.tasks.push_back(std::move(again));
+  p.tasks[i].dependencies.push_back(static_cast<Index>(p.tasks.size() - 1));
 }
 
 std::string flip_hex(std::string d, std::size_t i) {
@@ -1301,7 +1311,7 @@ void distributed_ops(Catalog& c) {
   // depends on the tp sum of its whole weights' gradients (edge dropped, or the sum is a max,
   // which is then also a tp collective that is no gradient sum: COLL-3).
   c.edit<P>("update_without_tp_gradient_sum", "COLL-6", [](P& p, Pick& pk, const AnySnapshot*) {
-    const auto edges = tp_gradient_sums(p);
+    const auto edges = gradient_sums(p, "tp");
     if (edges.empty()) return false;
     auto [i, u] = pk.from(edges);
     if (pk(2)) {
@@ -1316,14 +1326,21 @@ void distributed_ops(Catalog& c) {
   // COLL-3 (on plans of the training passes): the tp gradient sum an update depends on is
   // duplicated, and the update waits for both: the gradient would be summed twice.
   c.edit<P>("tp_gradient_sum_twice", "COLL-3", [](P& p, Pick& pk, const AnySnapshot*) {
-    const auto edges = tp_gradient_sums(p);
+    const auto edges = gradient_sums(p, "tp");
     if (edges.empty()) return false;
     auto [i, u] = pk.from(edges);
-    DistTask again = p.tasks[static_cast<std::size_t>(u)];
-    again.id += ":again";
-    again.dependencies = {u};
-    p.tasks.push_back(std::move(again));
-    p.tasks[i].dependencies.push_back(static_cast<Index>(p.tasks.size() - 1));
+    collective_twice(p, i, u);
+    return true;
+  });
+  c.derived();
+  // COLL-4 (on plans of the training passes with dp > 1): the dp reduction of an update's
+  // gradients is duplicated (the update waits for both), or the copy is a max.
+  c.edit<P>("dp_gradient_sum_twice_or_max", "COLL-4", [](P& p, Pick& pk, const AnySnapshot*) {
+    const auto edges = gradient_sums(p, "dp");
+    if (edges.empty()) return false;
+    auto [i, u] = pk.from(edges);
+    collective_twice(p, i, u);
+    if (pk(2)) p.tasks.back().collective->reduction = Reduction::max;
     return true;
   });
   c.derived();

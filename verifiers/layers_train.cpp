@@ -117,9 +117,9 @@ void tensor_parallel(check::Ctx& c, const ModelIR& m, const DistributedTaskIR& d
     const bool gradient_sum = k < 0 && tp_sum(x) && !x.lineage.sources.empty() && std::all_of(x.lineage.sources.begin(), x.lineage.sources.end(), [&](const auto& s) { return whole.count(s) > 0; });
     if (k < 0 && declared && x.collective && x.collective->axis == "tp" && !gradient_sum)
       c.err("COLL-3", at("tasks", i, "lineage"), "a tensor-parallel collective derives from one operation that declares a tensor-parallel layout (one without is replicated and needs none; a second source would hide it), or is COLL-6's all-reduce (sum) of the gradients of weights held whole");
-    for (std::size_t j = 0; gradient_sum && j < x.lineage.sources.size(); ++j)
-      if (++sums[{x.lineage.sources[j], x.ranks.empty() ? -1 : x.ranks.front()}] == 2)
-        c.err("COLL-3", at("tasks", i, "lineage"), "a second tp all-reduce (sum) of the gradient of \"" + x.lineage.sources[j] + "\" on these ranks: it would be summed twice");
+    bool once = true;  // (one finding per collective)
+    for (std::size_t j = 0; gradient_sum && once && j < x.lineage.sources.size(); ++j) once = ++sums[{x.lineage.sources[j], x.ranks.empty() ? -1 : x.ranks.front()}] == 1;
+    if (!once) c.err("COLL-3", at("tasks", i, "lineage"), "a second tp all-reduce (sum) of the gradient of a weight it names, on the same ranks: the gradient would be summed twice");
     if (k < 0 || x.ranks.empty()) continue;
     const auto& op = m.operations[static_cast<std::size_t>(k)];
     auto count = [&](Index v, Phase ph, CollectiveKind kind, std::int64_t n) {
@@ -226,11 +226,13 @@ void distributed(check::Ctx& c, const DistributedTaskIR& d) {
       const auto& o = d.tasks[i];
       if (o.phase != Phase::optimizer) continue;
       const DistTask* red = nullptr;
+      int reductions = 0;  // exactly one, a sum: a second sum multiplies the gradients by n, a max replaces them
       for (Index u : o.dependencies) {
         const auto& a = d.tasks[static_cast<std::size_t>(u)];
-        if (over_dp(a, o) && a.collective->reduction == Reduction::sum && (a.collective->kind == CollectiveKind::all_reduce || a.collective->kind == CollectiveKind::reduce_scatter)) red = &a;
+        if (over_dp(a, o) && (a.collective->kind == CollectiveKind::all_reduce || a.collective->kind == CollectiveKind::reduce_scatter)) red = &a, ++reductions;
       }
-      if (!red) c.err("COLL-4", at("tasks", i, "dependencies"), "update \"" + o.id + "\" must depend on a dp all-reduce or reduce-scatter (sum) of its gradients on the same ranks and sources");
+      if (!red || reductions > 1 || red->collective->reduction != Reduction::sum)
+        c.err("COLL-4", at("tasks", i, "dependencies"), "update \"" + o.id + "\" must depend on exactly one dp all-reduce or reduce-scatter of its gradients on the same ranks and sources, a sum");
       else if (red->collective->kind == CollectiveKind::reduce_scatter && !gathered[i])
         c.err("COLL-4", at("tasks", i), "update \"" + o.id + "\" follows a reduce-scatter, so a dp all-gather on the same ranks and sources must depend on it");
     }

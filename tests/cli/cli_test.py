@@ -493,6 +493,37 @@ def verify_many_race_questions(tmp: Path):
 
 
 @case
+def verify_gradient_sums_once(tmp: Path):
+    # Session 38's audit: COLL-4 asked only that an update depend on some dp sum of its gradients,
+    # and COLL-3 let through any tp all-reduce of weights held whole as COLL-6's gradient sum; a
+    # second sum (the gradient multiplied by n or t) or an extra max beside the sum was accepted.
+    out = tmp / "snapshots"
+    r = run("certify", "--out", out, "--tensor-model-parallel-size", "2", "--pipeline-model-parallel-size", "2", "--data-parallel-size", "2",
+            "--micro-batch-size", "1", "--global-batch-size", "8", "--seq-length", "2048", "--sequence-parallel", "--fp16", cwd=tmp, timeout=300)
+    check(r.returncode == 0, f"certify tp = pp = dp = 2 with sequence parallelism\n{show(r)}")
+    base = json.loads((out / "distributed.json").read_text())
+
+    def variant(axis: str, reduction: str) -> list[str]:
+        d = json.loads(json.dumps(base))
+        tasks = d["payload"]["tasks"]
+        awaited = {u for t in tasks if t["phase"] == "optimizer" for u in t["dependencies"]}  # by an update
+        i = next(k for k, t in enumerate(tasks) if k in awaited and t["collective"] and t["collective"]["axis"] == axis and t["collective"]["kind"] == "all_reduce")
+        again = json.loads(json.dumps(tasks[i]))
+        again.update(id=again["id"] + ":again", dependencies=[i])
+        again["collective"]["reduction"] = reduction
+        tasks.append(again)
+        for t in tasks:
+            if t["phase"] == "optimizer" and i in t["dependencies"]:
+                t["dependencies"].append(len(tasks) - 1)
+        v = run("verify", "--format", "json", write(tmp, f"{axis}-{reduction}.json", mc.encode(mc.redigest(d))), "--parent", out / "model.json")
+        return sorted({x["code"] for x in json.loads(v.out)["diagnostics"]}) if v.returncode == 1 else [f"exit {v.returncode}"]
+    check(variant("dp", "sum") == ["COLL-4"], "a second dp all-reduce (sum) of a stage's gradients")
+    check(variant("dp", "max") == ["COLL-4"], "an extra dp all-reduce (max) of a stage's gradients")
+    check(variant("tp", "sum") == ["COLL-3"], "a second tp all-reduce (sum) of the gradients of weights held whole")
+    check(variant("tp", "max") == ["COLL-3"], "an extra tp all-reduce (max) of the gradients of weights held whole")
+
+
+@case
 def bad_leading_zero(tmp: Path):
     m = mc.encode(mc.Chain().get("dist"))
     bad_snapshot(tmp, "zero.json", mc.edit(m, '"microbatches":2', '"microbatches":007'), "JSON-4")
