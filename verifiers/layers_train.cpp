@@ -226,10 +226,10 @@ void distributed(check::Ctx& c, const DistributedTaskIR& d) {
       const auto& o = d.tasks[i];
       if (o.phase != Phase::optimizer) continue;
       const DistTask* red = nullptr;
-      int reductions = 0;  // exactly one, a sum: a second sum multiplies the gradients by n, a max replaces them
+      int reductions = 0;  // exactly one, a sum: a second sum multiplies the gradients by n, a max replaces them (a dependency listed twice is DAG-1's)
       for (Index u : o.dependencies) {
         const auto& a = d.tasks[static_cast<std::size_t>(u)];
-        if (over_dp(a, o) && (a.collective->kind == CollectiveKind::all_reduce || a.collective->kind == CollectiveKind::reduce_scatter)) red = &a, ++reductions;
+        if (over_dp(a, o) && (a.collective->kind == CollectiveKind::all_reduce || a.collective->kind == CollectiveKind::reduce_scatter)) reductions += &a != red, red = &a;
       }
       if (!red || reductions > 1 || red->collective->reduction != Reduction::sum)
         c.err("COLL-4", at("tasks", i, "dependencies"), "update \"" + o.id + "\" must depend on exactly one dp all-reduce or reduce-scatter of its gradients on the same ranks and sources, a sum");
