@@ -1323,26 +1323,22 @@ void distributed_ops(Catalog& c) {
     return true;
   }, std::nullopt, {"COLL-3"});
   c.derived();
-  // COLL-3 (on plans of the training passes): the tp gradient sum an update depends on is
-  // duplicated, and the update waits for both: the gradient would be summed twice.
-  c.edit<P>("tp_gradient_sum_twice", "COLL-3", [](P& p, Pick& pk, const AnySnapshot*) {
-    const auto edges = gradient_sums(p, "tp");
-    if (edges.empty()) return false;
-    auto [i, u] = pk.from(edges);
-    collective_twice(p, i, u);
-    return true;
-  });
+  // COLL-3 / COLL-4 (on plans of the training passes; dp > 1 for COLL-4): the tp or dp gradient
+  // sum an update depends on is duplicated, and the update waits for both (the gradient would be
+  // summed twice), or the copy is a max.
+  auto sum_twice_or_max = [](std::string_view axis) {
+    return [axis](P& p, Pick& pk, const AnySnapshot*) {
+      const auto edges = gradient_sums(p, axis);
+      if (edges.empty()) return false;
+      auto [i, u] = pk.from(edges);
+      collective_twice(p, i, u);
+      if (pk(2)) p.tasks.back().collective->reduction = Reduction::max;
+      return true;
+    };
+  };
+  c.edit<P>("tp_gradient_sum_twice_or_max", "COLL-3", sum_twice_or_max("tp"));
   c.derived();
-  // COLL-4 (on plans of the training passes with dp > 1): the dp reduction of an update's
-  // gradients is duplicated (the update waits for both), or the copy is a max.
-  c.edit<P>("dp_gradient_sum_twice_or_max", "COLL-4", [](P& p, Pick& pk, const AnySnapshot*) {
-    const auto edges = gradient_sums(p, "dp");
-    if (edges.empty()) return false;
-    auto [i, u] = pk.from(edges);
-    collective_twice(p, i, u);
-    if (pk(2)) p.tasks.back().collective->reduction = Reduction::max;
-    return true;
-  });
+  c.edit<P>("dp_gradient_sum_twice_or_max", "COLL-4", sum_twice_or_max("dp"));
   c.derived();
   c.edit<P>("receive_not_after_send", "P2P-2", [](P& p, Pick& pk, const AnySnapshot*) {
     std::vector<DistTask*> ts;
