@@ -17,6 +17,15 @@
 
 namespace plancert::cli {
 
+std::string gib_text(const Expr& bytes) {
+  auto v = bytes.constant();
+  if (!v) return bytes.str();
+  Int hundredths = plancert::floor(*v / Rat(Int(1) << 30) * Rat(100) + make_rat(1, 2));
+  std::ostringstream os;
+  os << hundredths / 100 << "." << std::setw(2) << std::setfill('0') << hundredths % 100;
+  return os.str();
+}
+
 bool is_bind_target(std::string_view t) { return t == "reference-queue" || t == "reference-slot" || t == "queue"; }
 
 BindOutcome bind_and_commit(const Committed<PortablePlanIR>& portable, const DistributedTaskIR* distributed, const frontend::SystemConfig& system,
@@ -86,12 +95,7 @@ BindOutcome bind_and_commit(const Committed<PortablePlanIR>& portable, const Dis
                             {"memory", memory}};
   log << "  " << pass << ": " << p.devices.size() << " devices, " << p.commands.size() << " commands, " << (p.queue ? p.queue->queues.size() : 0) << " queues, "
       << p.tokens.size() << " tokens, " << p.buffers.size() << " buffers\n";
-  auto gib = [](const Int& b) {
-    std::ostringstream os;
-    Int hundredths = (b * 100 + (Int(1) << 29)) >> 30;
-    os << hundredths / 100 << "." << std::setw(2) << std::setfill('0') << hundredths % 100;
-    return os.str();
-  };
+  auto gib = [](const Int& b) { return gib_text(Expr(b)); };
   log << "    device          peak GiB  lower bound  no reuse  capacity  no reuse / peak\n";
   for (const auto& f : bind::figures(p))
     log << "    " << std::left << std::setw(14) << p.devices[static_cast<std::size_t>(f.device)].id << std::right << std::setw(10) << gib(f.peak_bytes) << std::setw(13)

@@ -27,6 +27,10 @@ struct BindOutcome {
   std::optional<Committed<ConcretePlanIR>> committed;  ///< the committed ConcretePlanIR (encode it only to write it: a bound plan's text can take GBs)
 };
 
+/// Bytes as GiB with two decimals, rounded half up ("1.50"); an expression that is not a
+/// constant prints as its canonical text.
+std::string gib_text(const Expr& bytes);
+
 /// True for the target names bind_and_commit() accepts: "reference-queue", "reference-slot", "queue".
 bool is_bind_target(std::string_view target);
 

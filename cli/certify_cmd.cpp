@@ -29,16 +29,6 @@ struct StageRecord {
   double seconds;
 };
 
-std::string gib(const Expr& bytes) {
-  auto v = bytes.constant();
-  if (!v) return bytes.str();
-  Rat g = *v / Rat(Int(1) << 30);
-  Int hundredths = plancert::floor(g * Rat(100) + make_rat(1, 2));
-  std::ostringstream os;
-  os << hundredths / 100 << "." << std::setw(2) << std::setfill('0') << hundredths % 100;
-  return os.str();
-}
-
 template <class P>
 const Committed<P>* require(const CommitResult<P>& r, const char* pass) {
   if (const auto* c = std::get_if<Committed<P>>(&r)) return c;
@@ -172,11 +162,11 @@ int run_certify(const CertifyOptions& o) {
               << std::fixed << std::setprecision(2) << s.seconds << " s)\n";
   std::cout << "  parameters " << params.str() << " (" << sci(params) << ")\n";
   std::cout << "  matrix FLOPs per iteration " << sci(matrix) << ", vector " << sci(vector) << ", message bytes " << sci(message) << "\n";
-  std::cout << "  memory per rank (GiB), device capacity " << gib(Expr(capacity)) << ":\n";
+  std::cout << "  memory per rank (GiB), device capacity " << gib_text(Expr(capacity)) << ":\n";
   std::cout << "    stage  layers      weights  grads  optimizer  activations  total\n";
   for (const auto& ps : report["pipeline_stages"]) {
     const auto& mem = ps["memory_bytes"];
-    auto g = [&](const char* k) { return gib(*Expr::parse(mem[k].get<std::string>(), nullptr)); };
+    auto g = [&](const char* k) { return gib_text(*Expr::parse(mem[k].get<std::string>(), nullptr)); };
     std::ostringstream layers;
     layers << ps["layers"][0].get<std::int64_t>() << "-" << ps["layers"][1].get<std::int64_t>();
     std::cout << "    " << std::right << std::setw(5) << ps["stage"].get<std::int64_t>() << "  " << std::left << std::setw(10) << layers.str() << std::right << std::setw(9)

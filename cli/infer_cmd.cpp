@@ -33,15 +33,6 @@ Int positive(const std::string& flag, const std::string& text) {
   return *v;
 }
 
-std::string gib(const Expr& bytes) {
-  auto v = bytes.constant();
-  if (!v) return bytes.str();
-  Int hundredths = plancert::floor(*v / Rat(Int(1) << 30) * Rat(100) + make_rat(1, 2));
-  std::ostringstream os;
-  os << hundredths / 100 << "." << std::setw(2) << std::setfill('0') << hundredths % 100;
-  return os.str();
-}
-
 void print_rejection(const passes::InferenceChain& c) {
   std::cout << "rejected: the gate refused the output of " << c.rejected_pass << " (" << c.rejection.count() << " finding(s))\n";
   for (const auto& x : c.rejection.all()) std::cout << to_text(x) << "\n";
@@ -192,11 +183,11 @@ int run_certify_inference(const InferOptions& o) {
     std::cout << bind_log.str();
   }
   std::cout << "  matrix FLOPs " << f.matrix.str() << ", KV cache per token " << f.kv_per_token.str() << " bytes\n";
-  std::cout << "  memory per rank (GiB), device capacity " << gib(Expr(r.capacity)) << ":\n";
+  std::cout << "  memory per rank (GiB), device capacity " << gib_text(Expr(r.capacity)) << ":\n";
   std::cout << "    stage  ranks      weights  kv_cache  workspace    total\n";
   for (std::int64_t s = 0; s < r.par.pp; ++s) {
     const auto& pr = f.per_rank[static_cast<std::size_t>(s * r.par.tp)];
-    auto g = [&](const char* k) { return gib(*Expr::parse(pr[k].get<std::string>(), nullptr)); };
+    auto g = [&](const char* k) { return gib_text(*Expr::parse(pr[k].get<std::string>(), nullptr)); };
     std::ostringstream ranks;
     ranks << s * r.par.tp << "-" << (s + 1) * r.par.tp - 1;
     std::cout << "    " << std::right << std::setw(5) << s << "  " << std::left << std::setw(9) << ranks.str() << std::right << std::setw(9) << g("weights_bytes")

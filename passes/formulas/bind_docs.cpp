@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 namespace plancert::formulas::detail {
+namespace binding {  // a named namespace of its own: the library may be built as one unity file
 namespace {
 
 Expr sym(const char* name) { return Expr::symbol(name); }
@@ -201,10 +202,11 @@ PassDoc slot_doc() {
 }
 
 }  // namespace
+}  // namespace binding
 
 void add_binding_docs(std::vector<PassDoc>& out) {
-  out.push_back(queue_doc());
-  out.push_back(slot_doc());
+  out.push_back(binding::queue_doc());
+  out.push_back(binding::slot_doc());
 }
 
 }  // namespace plancert::formulas::detail

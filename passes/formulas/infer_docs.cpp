@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 namespace plancert::formulas::detail {
+namespace inference {  // a named namespace of its own: the library may be built as one unity file
 namespace {
 
 using frontend::DType;
@@ -324,10 +325,11 @@ PassDoc plan_doc() {
 }
 
 }  // namespace
+}  // namespace inference
 
 void add_inference_docs(std::vector<PassDoc>& out) {
-  out.push_back(distribute_doc());
-  out.push_back(plan_doc());
+  out.push_back(inference::distribute_doc());
+  out.push_back(inference::plan_doc());
 }
 
 }  // namespace plancert::formulas::detail

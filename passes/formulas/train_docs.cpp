@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 namespace plancert::formulas::detail {
+namespace training {  // a named namespace of its own: the library may be built as one unity file
 namespace {
 
 using frontend::DType;
@@ -516,11 +517,12 @@ PassDoc plan_doc() {
 }
 
 }  // namespace
+}  // namespace training
 
 void add_training_docs(std::vector<PassDoc>& out) {
-  out.push_back(build_model_ir_doc());
-  out.push_back(distribute_doc());
-  out.push_back(plan_doc());
+  out.push_back(training::build_model_ir_doc());
+  out.push_back(training::distribute_doc());
+  out.push_back(training::plan_doc());
 }
 
 }  // namespace plancert::formulas::detail

@@ -8,6 +8,7 @@
 #include <string>
 
 namespace plancert::frontend {
+namespace strategy_loader {  // its own namespace: the test target may be built as one unity file
 namespace {
 
 using test::source_path;
@@ -231,4 +232,5 @@ TEST(StrategyErrors, UnknownValues) {
 }
 
 }  // namespace
+}  // namespace strategy_loader
 }  // namespace plancert::frontend

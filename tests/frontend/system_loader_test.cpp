@@ -9,6 +9,7 @@
 #include <string>
 
 namespace plancert::frontend {
+namespace system_loader {  // its own namespace: the test target may be built as one unity file
 namespace {
 
 using test::source_path;
@@ -217,4 +218,5 @@ TEST(SystemErrors, Unknown) {
 }
 
 }  // namespace
+}  // namespace system_loader
 }  // namespace plancert::frontend

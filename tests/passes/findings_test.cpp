@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 namespace plancert::testing {
+namespace findings {  // its own namespace: the test target may be built as one unity file
 namespace {
 
 /// The findings of the gate on `d` as the child of `chain`'s ModelIR ("" if it commits).
@@ -216,4 +217,5 @@ TEST(Findings, SymbolicInterleavedPlanWithAVocabularyIsRefusedByMem2WhenMIsAtLea
 }
 
 }  // namespace
+}  // namespace findings
 }  // namespace plancert::testing
