@@ -6,6 +6,10 @@
 //   bind/<target>    the binding pass alone
 //   verify/<target>  verify_snapshot + verify_transition of its output
 // Counters: commands, tokens, buffers, and the planner's peak over its lower bound (queue).
+//   BM_SchedulePeak/<chunks>/<sizes>  MEM-2's reference peak (plancert::schedule_peak) of one
+//                    stage that runs every chunk's forward, then every backward (one microbatch),
+//                    with constant (0) or symbolic (1) chunk sizes: linear in the steps since
+//                    session 39 (it was O(steps x chunks), about 10^11 operations at 2^18 chunks)
 #include "passes/bind/bind.h"
 #include "passes/emit/emit.h"
 #include "passes/frontend/loaders.h"
@@ -105,8 +109,30 @@ void BM_Verify(benchmark::State& state) {
   counters(state, std::get<Snapshot<ConcretePlanIR>>(child).payload);
 }
 
+void BM_SchedulePeak(benchmark::State& state) {
+  const auto chunks = static_cast<std::int64_t>(state.range(0));
+  StageSchedule s;
+  s.chunks = chunks;
+  std::vector<Expr> bytes;
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    s.steps.push_back(Step{c, StepKind::forward, 0});
+    bytes.push_back(state.range(1) ? Expr(c % 3 + 1) * Expr::symbol("B") : Expr(c % 7 + 1));
+  }
+  for (std::int64_t c = chunks; c-- > 0;) s.steps.push_back(Step{c, StepKind::backward, 0});
+  for (auto _ : state) {
+    auto peak = schedule_peak(s, bytes);
+    if (!peak) {
+      state.SkipWithError("not decided");
+      return;
+    }
+    benchmark::DoNotOptimize(peak);
+  }
+  state.counters["steps"] = static_cast<double>(s.steps.size());
+}
+
 BENCHMARK(BM_Bind)->DenseRange(0, 2)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_Verify)->DenseRange(0, 2)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_SchedulePeak)->ArgsProduct({{1 << 10, 1 << 14, 1 << 18}, {0, 1}})->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

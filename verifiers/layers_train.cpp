@@ -13,31 +13,36 @@
 namespace plancert {
 
 std::optional<Expr> schedule_peak(const StageSchedule& s, const std::vector<Expr>& chunk_bytes) {
-  // In-flight (chunk, microbatch) counts per chunk after each step. With chunk sizes >= 0 the
-  // peak is attained where the count vector is largest; when one step's vector dominates every
-  // other component-wise, the peak is that vector's weighted sum for every shape.
-  std::vector<std::int64_t> count(chunk_bytes.size(), 0), best(chunk_bytes.size(), 0), top(chunk_bytes.size(), 0);
+  // In-flight (chunk, microbatch) counts per chunk after each step, O(1) a step (a step changes
+  // one chunk's count). With sizes >= 0 the peak is where the count vector is largest: with equal
+  // or constant sizes the largest weighted sum; otherwise decided only when one step's vector
+  // reaches every chunk's maximum `top` (a second pass counts the chunks at their maximum), and
+  // then it is that vector's weighted sum for every shape.
+  const std::size_t n = chunk_bytes.size();
+  std::vector<std::int64_t> count(n, 0), top(n, 0);
   bool constant = true, equal = true;
   for (const auto& b : chunk_bytes) { constant = constant && b.is_constant(); equal = equal && b == chunk_bytes.front(); }
-  Rat peak_value = 0;  // with equal sizes: of in-flight microbatches, times the size at the end
+  Rat value = 0, peak_value = 0;  // with equal sizes: of in-flight microbatches, times the size at the end
   for (const auto& st : s.steps) {
-    if (st.chunk < 0 || static_cast<std::size_t>(st.chunk) >= count.size()) return std::nullopt;
-    count[static_cast<std::size_t>(st.chunk)] += st.kind == StepKind::forward ? 1 : -1;
-    bool dominates = true;
-    for (std::size_t k = 0; k < count.size(); ++k) { top[k] = std::max(top[k], count[k]); dominates = dominates && count[k] >= best[k]; }
-    if (dominates) best = count;
-    if (constant || equal) {
-      Rat v = 0;
-      for (std::size_t k = 0; k < count.size(); ++k) v += Rat(count[k]) * (equal ? Rat(1) : *chunk_bytes[k].constant());
-      peak_value = std::max(peak_value, v);
-    }
+    if (st.chunk < 0 || static_cast<std::size_t>(st.chunk) >= n) return std::nullopt;
+    const auto k = static_cast<std::size_t>(st.chunk);
+    const std::int64_t d = st.kind == StepKind::forward ? 1 : -1;
+    top[k] = std::max(top[k], count[k] += d);
+    if (constant || equal) peak_value = std::max(peak_value, value += Rat(d) * (equal ? Rat(1) : *chunk_bytes[k].constant()));
   }
-  if (chunk_bytes.empty()) return Expr();
+  if (n == 0) return Expr();
   if (equal) return Expr(peak_value) * chunk_bytes.front();
   if (constant) return Expr(peak_value);
-  if (best != top) return std::nullopt;  // no dominating step: not decided by normalisation (rejected as such)
+  std::fill(count.begin(), count.end(), 0);
+  auto at_top = static_cast<std::size_t>(std::count(top.begin(), top.end(), 0));
+  for (std::size_t i = 0; i < s.steps.size() && at_top < n; ++i) {
+    const auto k = static_cast<std::size_t>(s.steps[i].chunk);
+    at_top -= count[k] == top[k] ? 1U : 0U;
+    at_top += (count[k] += s.steps[i].kind == StepKind::forward ? 1 : -1) == top[k] ? 1U : 0U;
+  }
+  if (at_top < n) return std::nullopt;  // no dominating step: not decided by normalisation (rejected as such)
   std::vector<Expr> peak;  // summed at once (Expr::sum): one chunk at a time is quadratic in distinct sizes
-  for (std::size_t k = 0; k < count.size(); ++k) peak.push_back(Expr(best[k]) * chunk_bytes[k]);
+  for (std::size_t k = 0; k < n; ++k) peak.push_back(Expr(top[k]) * chunk_bytes[k]);
   return Expr::sum(peak);
 }
 
