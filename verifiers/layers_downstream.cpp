@@ -48,7 +48,9 @@ void timeline(check::Ctx& c, const ConcretePlanIR& plan, const TimelineBundle& t
           c.err("TIME-4", at("intervals", static_cast<std::size_t>(iv[b]), "start"), "command \"" + plan.commands[b].id + "\" overlaps \"" + plan.commands[a].id + "\" on in-order queue \"" + q.id + "\"");
       }
   // TIME-5: the critical path is a chain of edges, each link starting when the previous ends,
-  // from time 0 to the makespan.
+  // from time 0 to the makespan. It stops at the first failing link (the witness): the parent is
+  // acyclic, so the links checked before repeat no command and scan each one's edges once
+  // (scanning on past failures cost path length x the largest in-degree).
   if (t.critical_path.empty()) { if (n) c.err("TIME-5", "/payload/critical_path", "the critical path is empty"); return; }
   Rat makespan = 0;
   for (std::size_t v = 0; v < n; ++v) makespan = std::max(makespan, I(v).end);
@@ -65,7 +67,7 @@ void timeline(check::Ctx& c, const ConcretePlanIR& plan, const TimelineBundle& t
     const auto& deps = plan.commands[cv].dependencies;
     bool edge = std::find(deps.begin(), deps.end(), static_cast<Index>(pu)) != deps.end() || qprev[cv] == static_cast<std::int64_t>(pu);
     for (Index tok : plan.commands[cv].waits) edge = edge || signaler[static_cast<std::size_t>(tok)] == static_cast<std::int64_t>(pu);
-    if (!edge || I(cv).start != I(pu).end) c.err("TIME-5", path, "each critical-path command must follow its predecessor by an edge and start exactly when it ends");
+    if (!edge || I(cv).start != I(pu).end) return c.err("TIME-5", path, "each critical-path command must follow its predecessor by an edge and start exactly when it ends");
   }
   if (I(static_cast<std::size_t>(t.critical_path.back())).end != makespan)
     c.err("TIME-5", "/payload/critical_path", "the critical path must end at the makespan " + to_string(makespan));

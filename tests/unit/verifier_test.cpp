@@ -218,5 +218,23 @@ TEST(SchedulePeak, ChunkOutsideTheSizesIsUndecided) {
   EXPECT_TRUE(*schedule_peak(StageSchedule{}, {}) == Expr());
 }
 
+// TIME-5 reports the first failing link of the critical path and stops there: a path that
+// repeats a command after a broken link is one finding, not one per entry (it cost path length x
+// the command's in-degree before session 39).
+TEST(Timeline, CriticalPathStopsAtItsFirstFailingLink) {
+  const auto parent = make_snapshot(plan3(), {std::string(64, 'a')});  // c0 -> c1 -> c2, one queue
+  TimelineBundle t;
+  for (int i = 0; i < 3; ++i) t.intervals.push_back(Interval{i, Rat(i + 1), Rat(i)});
+  t.critical_path = {0, 1, 2};
+  const auto verify = [&] { return verify_transition(AnySnapshot(parent), AnySnapshot(make_snapshot(t, {parent.digest}))); };
+  EXPECT_TRUE(verify().ok());
+  t.critical_path = {0, 2};  // c2 does not follow c0 by an edge
+  t.critical_path.insert(t.critical_path.end(), 100000, 2);
+  const Diagnostics d = verify();
+  ASSERT_EQ(d.count(), 1U);
+  EXPECT_EQ(d.all().front().code, "TIME-5");
+  EXPECT_EQ(d.all().front().path, "/payload/critical_path/1");
+}
+
 }  // namespace
 }  // namespace plancert
