@@ -95,6 +95,11 @@ void machine(check::Ctx& c, const MachineIR& m) {
 void machine_trace(check::Ctx& c, const ConcretePlanIR& plan, const MachineIR& m) {
   const std::size_t n = plan.commands.size();
   std::vector<bool> covered(n, false);
+  // (command, token) of every signal [0] and wait [1]: an instruction's token is looked up in
+  // O(1) (searching its command's list cost instructions x list length for one busy command).
+  std::unordered_set<std::uint64_t> sync[2];
+  for (std::size_t v = 0; v < n; ++v)
+    for (int w : {0, 1}) for (Index k : w ? plan.commands[v].waits : plan.commands[v].signals) sync[w].insert(std::uint64_t{v} << 32 | static_cast<std::uint32_t>(k));
   for (std::size_t i = 0; i < m.instructions.size(); ++i) {
     const auto& ins = m.instructions[i];
     if (ins.command < 0 || static_cast<std::size_t>(ins.command) >= n) { c.err("MACHINE-1", at("instructions", i, "command"), "instruction is not traced to a command of the concrete plan"); continue; }
@@ -102,8 +107,7 @@ void machine_trace(check::Ctx& c, const ConcretePlanIR& plan, const MachineIR& m
     covered[static_cast<std::size_t>(ins.command)] = true;
     if (!ins.token) continue;
     Index tok = *ins.token;
-    const Indices& list = ins.op == MachineOp::signal ? cmd.signals : cmd.waits;
-    if (tok < 0 || static_cast<std::size_t>(tok) >= plan.tokens.size() || std::find(list.begin(), list.end(), tok) == list.end())
+    if (tok < 0 || static_cast<std::size_t>(tok) >= plan.tokens.size() || !sync[ins.op != MachineOp::signal].count(std::uint64_t{static_cast<std::uint32_t>(ins.command)} << 32 | static_cast<std::uint32_t>(tok)))
       c.err("MACHINE-4", at("instructions", i, "token"), std::string("command \"") + cmd.id + "\" does not " + (ins.op == MachineOp::signal ? "signal" : "wait for") + " token " + std::to_string(tok));
   }
   for (std::size_t v = 0; v < n; ++v)
