@@ -10,6 +10,10 @@
 //                    stage that runs every chunk's forward, then every backward (one microbatch),
 //                    with constant (0) or symbolic (1) chunk sizes: linear in the steps since
 //                    session 39 (it was O(steps x chunks), about 10^11 operations at 2^18 chunks)
+//   BM_Race2Neighbours/<n>  verify_snapshot of a queue plan whose buffer A, written once and
+//                    read by n commands, shares its bytes with n one-byte buffers written after
+//                    it: RACE-2 compares A with each of them in turn. Linear in n since session
+//                    40 (A's trailing accesses were scanned again for every neighbour: n^2)
 #include "passes/bind/bind.h"
 #include "passes/emit/emit.h"
 #include "passes/frontend/loaders.h"
@@ -130,9 +134,53 @@ void BM_SchedulePeak(benchmark::State& state) {
   state.counters["steps"] = static_cast<double>(s.steps.size());
 }
 
+// One device, one region, one compute queue: A written by command 0 and read by commands
+// 1..n; X_i at byte i of A, written by command n + 1 + i after them on the queue.
+ConcretePlanIR shared_region_plan(std::int64_t n) {
+  ConcretePlanIR p;
+  p.rules = {"bench"};
+  const Lineage lin{LineageKind::derived, "bench", {"t"}};  // (verify_snapshot does not look up sources)
+  p.devices.push_back(Device{"d0", "gpu", Int(1) << 40, {}});
+  p.regions.push_back(Region{1, Int(1) << 40, 0, "r0", Int(0), "hbm"});
+  p.queue.emplace();
+  p.queue->queues.push_back(Queue{{}, 0, "q0", QueueKind::compute});
+  auto buffer = [&](std::string id, std::int64_t offset, std::int64_t size) {
+    p.buffers.push_back(ConcreteBuffer{1, std::move(id), lin, Int(offset), 0, Int(size), Storage::transient});
+    return static_cast<Index>(p.buffers.size() - 1);
+  };
+  auto command = [&](Indices reads, Indices writes) {
+    Command c;
+    c.id = "k" + std::to_string(p.commands.size());
+    c.kind = CommandKind::launch;
+    c.lineage = lin;
+    c.reads = std::move(reads), c.writes = std::move(writes);
+    c.work = Work{};
+    p.queue->queues[0].commands.push_back(static_cast<Index>(p.commands.size()));
+    p.commands.push_back(std::move(c));
+  };
+  const Index a = buffer("A", 0, n);
+  command({}, {a});
+  for (std::int64_t j = 0; j < n; ++j) command({a}, {});
+  for (std::int64_t i = 0; i < n; ++i) command({}, {buffer("X" + std::to_string(i), i, 1)});
+  return p;
+}
+
+void BM_Race2Neighbours(benchmark::State& state) {
+  const AnySnapshot s(make_snapshot(shared_region_plan(state.range(0)), {std::string(64, 'a')}));
+  for (auto _ : state) {
+    Diagnostics d = verify_snapshot(s);
+    if (!d.ok()) {
+      state.SkipWithError(to_text(d.all().front()).c_str());
+      return;
+    }
+  }
+  state.counters["commands"] = static_cast<double>(std::get<Snapshot<ConcretePlanIR>>(s).payload.commands.size());
+}
+
 BENCHMARK(BM_Bind)->DenseRange(0, 2)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_Verify)->DenseRange(0, 2)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_SchedulePeak)->ArgsProduct({{1 << 10, 1 << 14, 1 << 18}, {0, 1}})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Race2Neighbours)->RangeMultiplier(4)->Range(1 << 12, 1 << 18)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

@@ -1353,6 +1353,8 @@ def build(chain: Chain) -> Corpus:
                mutate=lambda p: p["memory"][0].update(peak_bytes="83327"))
     k.snapshot("CAP-5", "lower-bound-ignores-witness", Q, "dev:r2 lower bound of the pinned buffers only, but y.s1 is live at fc2.fwd",
                mutate=lambda p: p["memory"][1].update(lower_bound_bytes="17408"))
+    k.snapshot("CAP-5", "two-entries-for-one-device", Q, "a second, otherwise exact, entry for dev:r0 (one entry a device)",
+               mutate=lambda p: p["memory"].append(dict(p["memory"][0])))
     k.snapshot("WORK-4", "work-changed", Q, "fc1.fwd's command does half its task's matrix work", parent=True,
                mutate=lambda p: p["commands"][0]["work"].update(matrix_ops="64*B*S"))
     k.snapshot("WORK-4", "repeat-short", Q, "fc2.fwd's command runs 1 of its task's 2 instances", parent=True,

@@ -20,7 +20,7 @@ using Env = std::function<std::optional<Rat>(std::string_view)>;
 constexpr CommandKind kCommand[] = {CommandKind::collective, CommandKind::launch, CommandKind::host, CommandKind::recv, CommandKind::send};  // by TaskKind
 constexpr QueueKind kQueue[] = {QueueKind::collective, QueueKind::compute, QueueKind::host, QueueKind::transfer, QueueKind::transfer};
 
-bool same(const Capability& a, const Capability& b) { return a.kind == b.kind && a.dtype == b.dtype && a.collective == b.collective && a.reduction == b.reduction; }
+auto key(std::size_t owner, const Capability& x) { return std::tuple(owner, x.collective, x.dtype, x.kind, x.reduction); }  // (device or implementation, capability)
 bool pinned(Storage s) { return s != Storage::transient && s != Storage::workspace; }
 std::string in_quotes(const std::string& s) { return "\"" + s + "\""; }
 
@@ -169,20 +169,27 @@ void race(check::Ctx& c, const ConcretePlanIR& p, Flow&& flow) {
   auto key = [&](std::uint32_t b) { return std::make_pair(pinned(p.buffers[b].storage) ? 0 : std::uint64_t{topo[head(b).front().first]} + 1, b); };
   // Of the accesses on one chain only the last of tail(a) and the first of head(b) are asked about:
   // the others happen before (after) them on the chain. So a pair asks at most K x K questions
-  // (K chains), where every access of tail(a) x head(b) can be quadratic in the plan.
-  std::vector<std::uint32_t> in_ends(h.k, UINT32_MAX), xs, ys;  // scratch: where a chain's access is in ends()'s result; the results
-  auto ends = [&](std::span<const std::pair<std::uint32_t, bool>> s, bool last, std::vector<std::uint32_t>& r) {
-    r.clear();
-    for (const auto& x : s)
-      if (std::uint32_t& j = in_ends[h.node[x.first].chain]; j == UINT32_MAX) j = static_cast<std::uint32_t>(r.size()), r.push_back(x.first);
-      else if ((h.node[x.first].pos > h.node[r[j]].pos) == last) r[j] = x.first;
-    for (std::uint32_t v : r) in_ends[h.node[v].chain] = UINT32_MAX;
+  // (K chains), where every access of tail(a) x head(b) can be quadratic in the plan. Each is
+  // computed once a buffer, into pool[memo[2b + last]): a buffer can neighbour many others in turn.
+  std::vector<std::uint32_t> in_ends(h.k, UINT32_MAX), pool;  // scratch: where a chain's access is in the result being built
+  std::vector<std::pair<std::size_t, std::size_t>> memo(2 * nb, {0, SIZE_MAX});
+  auto ends = [&](std::size_t b, bool last) {
+    if (auto& [s, e] = memo[2 * b + last]; e == SIZE_MAX) {
+      s = pool.size();
+      for (const auto& x : last ? tail(b) : head(b))
+        if (std::uint32_t& j = in_ends[h.node[x.first].chain]; j == UINT32_MAX) j = static_cast<std::uint32_t>(pool.size() - s), pool.push_back(x.first);
+        else if ((h.node[x.first].pos > h.node[pool[s + j]].pos) == last) pool[s + j] = x.first;
+      for (std::size_t i = s; i < pool.size(); ++i) in_ends[h.node[pool[i]].chain] = UINT32_MAX;
+      e = pool.size();
+    }
+    return memo[2 * b + last];
   };
-  auto check = [&](std::uint32_t a, std::uint32_t b) {
-    ends(pinned(p.buffers[a].storage) || pinned(p.buffers[b].storage) ? tail(a).first(0) : tail(a), true, xs), ends(head(b), false, ys);
-    for (std::uint32_t x : xs)
-      for (std::uint32_t y : ys) if (x != y) question(topo[y], x, pairs.size());  // one command accessing both: never ordered
-    pairs.emplace_back(a, b, xs.size() * ys.size()), yes.push_back(0);
+  auto check = [&](std::uint32_t a, std::uint32_t b) {  // a pinned buffer shares memory with none: no question
+    const auto [x0, x1] = pinned(p.buffers[a].storage) || pinned(p.buffers[b].storage) ? std::pair<std::size_t, std::size_t>() : ends(a, true);
+    const auto [y0, y1] = x0 == x1 ? std::pair<std::size_t, std::size_t>() : ends(b, false);
+    for (std::size_t i = x0; i < x1; ++i)
+      for (std::size_t j = y0; j < y1; ++j) if (pool[i] != pool[j]) question(topo[pool[j]], pool[i], pairs.size());  // one command accessing both: never ordered
+    pairs.emplace_back(a, b, (x1 - x0) * (y1 - y0)), yes.push_back(0);
   };
   for (const auto& [dev, addr, kind, b] : ev) {
     auto it = kind == 0 ? active.find(key(b)) : active.insert(key(b)).first, nx = std::next(it);
@@ -199,10 +206,12 @@ void race(check::Ctx& c, const ConcretePlanIR& p, Flow&& flow) {
   std::vector<std::vector<std::uint32_t>> on(p.devices.size());
   for (std::uint32_t b = 0; b < nb; ++b) on[static_cast<std::size_t>(device_of(b))].push_back(b);
   std::vector<std::size_t> base(p.memory.size(), SIZE_MAX);
+  std::vector<char> listed(p.devices.size(), 0);  // one entry a device: entries x buffers of their device stays linear
   for (std::size_t k = 0; k < p.memory.size(); ++k) {
     const auto& m = p.memory[k];
     const std::string path = "/payload/memory/" + std::to_string(k);
     if (!check::ref(c, m.device, p.devices.size(), path + "/device") || (m.witness && !check::ref(c, *m.witness, n, path + "/witness"))) continue;
+    if (std::exchange(listed[static_cast<std::size_t>(m.device)], 1)) { c.err("CAP-5", path + "/device", "device " + in_quotes(p.devices[static_cast<std::size_t>(m.device)].id) + " has an earlier entry"); continue; }
     const auto w = static_cast<std::uint32_t>(m.witness.value_or(0));
     base[k] = yes.size();
     for (std::uint32_t b : on[static_cast<std::size_t>(m.device)]) {
@@ -367,28 +376,24 @@ void bind(check::Ctx& c, const ConcretePlanIR& p, bool families_ok, Flow&& flow)
 }
 
 void portable_to_concrete(check::Ctx& c, const PortablePlanIR& pp, const ConcretePlanIR& p) {
-  const std::size_t nt = pp.tasks.size(), npb = pp.buffers.size(), nd = p.devices.size();
-  auto bad = [](Index i, std::size_t n) { return i < 0 || static_cast<std::size_t>(i) >= n; };
-  for (const auto& cmd : p.commands)  // a snapshot with a REF-1 finding is not checked further
-    if (bad(cmd.device, nd) || std::any_of(cmd.reads.begin(), cmd.reads.end(), [&](Index b) { return bad(b, p.buffers.size()); }) ||
-        std::any_of(cmd.writes.begin(), cmd.writes.end(), [&](Index b) { return bad(b, p.buffers.size()); }))
-      return;
-  if (std::any_of(p.engines.begin(), p.engines.end(), [&](const Engine& e) { return bad(e.device, nd); })) return;
-  std::unordered_map<std::string_view, std::size_t> task_of, buf_of;
-  std::unordered_map<std::string_view, const Implementation*> impl_of;
-  std::vector<std::vector<const Capability*>> runs(nd);  // what the engines of each device run
+  const std::size_t nt = pp.tasks.size(), npb = pp.buffers.size();
+  std::unordered_map<std::string_view, std::size_t> task_of, buf_of, impl_of;
+  std::set<decltype(key(0, Capability{}))> runs, provides;  // what the engines of each device run; what each implementation provides
   for (std::size_t i = 0; i < nt; ++i) task_of.emplace(pp.tasks[i].id, i);
   for (std::size_t i = 0; i < npb; ++i) buf_of.emplace(pp.buffers[i].id, i);
-  for (const auto& im : p.implementations) impl_of.emplace(im.id, &im);
+  for (std::size_t i = 0; i < p.implementations.size(); ++i)
+    for (impl_of.emplace(p.implementations[i].id, i); const auto& cap : p.implementations[i].provides) provides.insert(key(i, cap));
   for (const auto& e : p.engines)
-    for (const auto& cap : e.capabilities) runs[static_cast<std::size_t>(e.device)].push_back(&cap);
+    for (const auto& cap : e.capabilities) runs.insert(key(static_cast<std::size_t>(e.device), cap));
   // CAP-4: bindings are values the parent's symbols allow; every portable buffer is bound, each
   // binding with its size under the bindings, its storage and at least its alignment.
   std::unordered_map<std::string_view, Rat> values;
+  std::unordered_map<std::string_view, const Symbol*> symbol;  // SYM-1: names are unique
+  for (const auto& x : pp.symbols) symbol.emplace(x.name, &x);
   for (std::size_t k = 0; k < p.bindings.size(); ++k) {
     const auto& b = p.bindings[k];
-    auto s = std::find_if(pp.symbols.begin(), pp.symbols.end(), [&](const Symbol& x) { return x.name == b.symbol; });
-    if (s == pp.symbols.end() || b.value < s->min || (s->max && b.value > *s->max) || b.value % s->divisible_by != 0 || !values.emplace(b.symbol, Rat(b.value)).second)
+    const Symbol* s = symbol[b.symbol];  // null for an undeclared name
+    if (!s || b.value < s->min || (s->max && b.value > *s->max) || b.value % s->divisible_by != 0 || !values.emplace(b.symbol, Rat(b.value)).second)
       c.err("CAP-4", "/payload/bindings/" + std::to_string(k), "binding " + b.symbol + " = " + to_string(b.value) + " is repeated or not a value the parent's symbol allows");
   }
   Env env = [&](std::string_view s) { auto it = values.find(s); return it == values.end() ? std::nullopt : std::optional<Rat>(it->second); };
@@ -426,10 +431,8 @@ void portable_to_concrete(check::Ctx& c, const PortablePlanIR& pp, const Concret
       c.err("WORK-4", at("commands", v), "a command of task " + in_quotes(t.id) + " must have its kind and work and repeat >= 1");
     instances[(static_cast<std::uint64_t>(it->second) << 32) | static_cast<std::uint32_t>(cmd.device)] += cmd.repeat;
     auto im = impl_of.find(cmd.implementation.str());
-    const auto& has = runs[static_cast<std::size_t>(cmd.device)];
     for (const auto& r : t.requires_)
-      if (im == impl_of.end() || std::none_of(im->second->provides.begin(), im->second->provides.end(), [&](const Capability& x) { return same(x, r); }) ||
-          std::none_of(has.begin(), has.end(), [&](const Capability* x) { return same(*x, r); }))
+      if (im == impl_of.end() || !provides.count(key(im->second, r)) || !runs.count(key(static_cast<std::size_t>(cmd.device), r)))
         c.err("IMPL-1", at("commands", v, "implementation"), "task " + in_quotes(t.id) + " requires " + codec::to_canonical(r) + ": implementation " +
                                                                  in_quotes(cmd.implementation) + " is not declared, does not provide it, or no engine of the device runs it");
     const auto epoch = static_cast<std::uint32_t>(v + 1);

@@ -127,6 +127,46 @@ TEST(Verifier, AlignmentAndCapacity) {
   EXPECT_TRUE(check(p).has("CAP-1"));
 }
 
+// RACE-2 compares a buffer with each buffer that becomes its neighbour in the address sweep,
+// from the chain ends of its accesses, computed once a buffer (session 40; it rescanned them
+// for every neighbour). A = bytes [0, 8), written by c0 and read by c1..c8; X_i = byte i,
+// written by c(9 + i); all on one in-order queue.
+TEST(Race2, OneBufferAgainstEachOfItsNeighbours) {
+  auto p = plan3();
+  p.regions[0].alignment = 1;
+  p.commands.clear();
+  auto& order = p.queue->queues[0].commands;
+  order.clear();
+  p.buffers = {ConcreteBuffer{1, "A", derived("pa"), 0, 0, 8, Storage::transient}};
+  auto add = [&](Indices reads, Indices writes) {
+    Command c;
+    c.id = "c" + std::to_string(p.commands.size());
+    c.lineage = derived("t" + c.id);
+    c.reads = std::move(reads), c.writes = std::move(writes);
+    order.push_back(static_cast<Index>(p.commands.size()));
+    p.commands.push_back(std::move(c));
+  };
+  add({}, {0});
+  for (int j = 0; j < 8; ++j) add({0}, {});
+  for (int i = 0; i < 8; ++i) {
+    p.buffers.push_back(ConcreteBuffer{1, "X" + std::to_string(i), derived("px" + std::to_string(i)), i, 0, 1, Storage::transient});
+    add({}, {i + 1});
+  }
+  auto d = check(p);
+  ASSERT_TRUE(d.ok()) << (d.all().empty() ? "" : to_text(d.all()[0]));
+  // c8, the last read of A, moves after the write of X_3: A now overlaps X_0..X_3 unordered,
+  // and still X_4..X_7 in order.
+  order.erase(order.begin() + 8);
+  order.insert(order.begin() + 12, 8);
+  d = check(p);
+  std::vector<std::string> raced;
+  for (const auto& x : d.all()) {
+    EXPECT_EQ(x.code, "RACE-2") << to_text(x);
+    raced.push_back(x.path);
+  }
+  EXPECT_EQ(raced, (std::vector<std::string>{"/payload/buffers/1", "/payload/buffers/2", "/payload/buffers/3", "/payload/buffers/4"}));
+}
+
 TEST(Gate, CommitsOnlyVerifiedSnapshots) {
   ModelIR m;
   m.name = "m";
