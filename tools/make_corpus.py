@@ -1424,6 +1424,8 @@ def build(chain: Chain) -> Corpus:
                mutate=lambda p: p["instructions"][mi["i:1:call"]].update(token=0))
     k.snapshot("MACHINE-4", "signal-of-foreign-token", MA, "send.h's signal instruction is traced to fc1.fwd, which signals nothing",
                parent=True, mutate=lambda p: p["instructions"][mi["i:1:signal:0"]].update(command=0))
+    k.snapshot("MACHINE-4", "wait-for-signalled-token", MA, "send.h's signal instruction becomes a wait for its token, which send.h signals and does not wait for",
+               parent=True, mutate=lambda p: p["instructions"][mi["i:1:signal:0"]].update(op="wait"))
 
     # ---- OBS -----------------------------------------------------------------------------
     k.snapshot("OBS-1", "unknown-command", O, "an observation of c:bwd, which the plan does not have", parent=True,
