@@ -65,18 +65,17 @@ bool disjoint(const Indices& a, const Indices& b) {
   return std::none_of(s.begin(), s.end(), [&](Index r) { return std::binary_search(l.begin(), l.end(), r); });
 }
 
-// Divisibility of a polynomial by n from the symbols' divisibility facts (sufficient test).
-bool divisible(const Expr& e, const Int& n, const std::vector<Symbol>& symbols) {
+// Divisibility of a polynomial by n from the symbols' divisibility facts (sufficient test): each
+// term's coefficient times its symbols' divisors, taken modulo n. The product itself can have
+// hundreds of millions of digits (powers up to 64 of many 4,096-digit divisors): minutes.
+bool divisible(const Expr& e, const Int& n, const std::vector<Symbol>& symbols, const std::unordered_map<std::string_view, std::size_t>& symbol_of) {
   for (const auto& term : e.terms()) {
     if (boost::multiprecision::denominator(term.coef) != 1) return false;
-    Int f = boost::multiprecision::numerator(term.coef);
-    for (const auto& fac : term.mono) {
-      Int div = 1;
-      for (const auto& s : symbols)
-        if (fac.atom->kind == Atom::Kind::Symbol && s.name == fac.atom->name) div = s.divisible_by;
-      for (unsigned k = 0; k < fac.power; ++k) f *= div;
-    }
-    if (f % n != 0) return false;
+    Int f = boost::multiprecision::numerator(term.coef) % n;
+    for (const auto& fac : term.mono)
+      if (auto it = symbol_of.find(fac.atom->name); fac.atom->kind == Atom::Kind::Symbol && it != symbol_of.end())
+        for (unsigned k = 0; k < fac.power; ++k) f = f * symbols[it->second].divisible_by % n;
+    if (f != 0) return false;
   }
   return true;
 }
@@ -290,8 +289,9 @@ void distributed(check::Ctx& c, const DistributedTaskIR& d) {
 }
 
 void model_to_distributed(check::Ctx& c, const ModelIR& m, const DistributedTaskIR& d) {
-  std::unordered_map<std::string_view, std::size_t> op_of, value_of;
+  std::unordered_map<std::string_view, std::size_t> op_of, value_of, symbol_of;  // (SYM-1: symbol names are unique)
   for (std::size_t i = 0; i < m.operations.size(); ++i) op_of[m.operations[i].id] = i;
+  for (std::size_t i = 0; i < d.symbols.size(); ++i) symbol_of[d.symbols[i].name] = i;
   for (std::size_t i = 0; i < m.values.size(); ++i) value_of[m.values[i].id] = i;
   std::int64_t dp = 1, stride = 1;
   if (std::int64_t s = axis_size(d.mesh, "dp", stride); s > 0) dp = s;
@@ -349,7 +349,7 @@ void model_to_distributed(check::Ctx& c, const ModelIR& m, const DistributedTask
     std::int64_t stride2 = 1, n = s.axis.empty() ? 1 : axis_size(d.mesh, s.axis, stride2);
     if (n < 1 || s.pieces != n || (s.axis.empty() != (s.dim < 0)) || s.dim >= static_cast<std::int64_t>(shape.size()))
       c.err("SHARD-2", path, "pieces must equal the size of the split axis, and a split needs a dimension of the value");
-    else if (s.dim >= 0 && !divisible(shape[static_cast<std::size_t>(s.dim)], Int(s.pieces), d.symbols))
+    else if (s.dim >= 0 && !divisible(shape[static_cast<std::size_t>(s.dim)], Int(s.pieces), d.symbols, symbol_of))
       c.err("SHARD-1", path + "/dim", "dimension " + shape[static_cast<std::size_t>(s.dim)].str() + " is not divisible by " + std::to_string(s.pieces) + " for every allowed shape");
   }
   if (!d.shards.empty())

@@ -426,6 +426,31 @@ def verify_memory_fact_of_many_distinct_sizes(tmp: Path):
 
 
 @case
+def verify_shard_of_huge_divisors(tmp: Path):
+    # Session 40. SHARD-1 multiplied a term's coefficient by every symbol's divisor (power times)
+    # before taking it modulo the pieces: w1 split on a dimension Z000^64*...*Z199^64 whose
+    # symbols are divisible by 10^4000 is a number of 51 million digits (8 symbols took 7 s,
+    # 200 hours). Now the product is taken modulo the pieces as it is formed.
+    def chain(divisor: str):
+        m, d = mc.Chain().get("model"), mc.Chain().get("dist")
+        names = [f"Z{i:03d}" for i in range(200)]
+        next(v for v in m["payload"]["values"] if v["id"] == "w1")["shape"][1] = "*".join(n + "^64" for n in names)
+        for x in (m, d):
+            x["payload"]["symbols"] = sorted(x["payload"]["symbols"] + [mc.symbol(n, divisible_by=divisor, mn=divisor) for n in names], key=lambda y: y["name"])
+        mc.redigest(m)
+        d["parents"] = [m["digest"]]
+        mc.redigest(d)
+        return write(tmp, f"d{len(divisor)}.json", mc.encode(d)), write(tmp, f"m{len(divisor)}.json", mc.encode(m))
+    child, parent = chain("1" + "0" * 4000)
+    v = run("verify", child, "--parent", parent, timeout=20)
+    check(v.returncode == 0, f"w1 split in 2 on a dimension of 200 symbols each divisible by 10^4000\n{show(v)}")
+    child, parent = chain("3")  # 3^12800 is odd: not divisible by the 2 pieces
+    v = run("verify", "--format", "json", child, "--parent", parent, timeout=20)
+    diags = json.loads(v.out)["diagnostics"] if v.returncode == 1 else []
+    check([x["code"] for x in diags] == ["SHARD-1"], f"the same dimension with symbols divisible by 3\n{show(v)}")
+
+
+@case
 def verify_empty_region_and_huge_power(tmp: Path):
     # Session 36's audit. CAP-3 compares each region with its neighbour in (device, offset) order,
     # and counted a region of capacity 0 (an empty interval, allowed by CAP-2) inside another as
