@@ -427,22 +427,23 @@ void distributed_to_portable(check::Ctx& c, const DistributedTaskIR& d, const Po
                                                          "\": its distributed task depends on \"" + d.tasks[static_cast<std::size_t>(e)].id + "\"");
   }
   // MEM-2: the peak activation fact is the schedule's peak of in-flight chunk activations.
-  std::map<std::pair<std::int64_t, std::int64_t>, Expr> chunk;
-  std::map<std::int64_t, Expr> peak;
-  for (const auto& f : p.memory) {
-    if (f.category == MemoryCategory::activations && !chunk.emplace(std::pair{f.stage, f.chunk}, f.bytes).second)
-      c.err("MEM-2", "/payload/memory", "stage " + std::to_string(f.stage) + " has two activations facts for chunk " + std::to_string(f.chunk));
-    if (f.category == MemoryCategory::activations_peak) peak[f.stage] = f.bytes;
+  std::map<std::pair<std::int64_t, std::int64_t>, std::size_t> chunk;  // (stage, chunk) -> its activations fact
+  std::map<std::int64_t, std::size_t> peak;  // stage -> its (last) activations_peak fact (MEM-3: one)
+  for (std::size_t k = 0; k < p.memory.size(); ++k) {
+    if (const auto& f = p.memory[k]; f.category == MemoryCategory::activations && !chunk.emplace(std::pair{f.stage, f.chunk}, k).second)
+      c.err("MEM-2", at("memory", k, "chunk"), "stage " + std::to_string(f.stage) + " has two activations facts for chunk " + std::to_string(f.chunk));
+    if (p.memory[k].category == MemoryCategory::activations_peak) peak[p.memory[k].stage] = k;
   }
   for (const auto& s : d.schedule) {  // each fact is taken by its chunk; one no schedule takes is a violation
     std::vector<Expr> per;
-    for (std::int64_t ch = 0; ch < s.chunks; ++ch) if (auto f = chunk.extract({s.stage, ch})) per.push_back(std::move(f.mapped())); else per.emplace_back();
+    for (std::int64_t ch = 0; ch < s.chunks; ++ch) if (auto f = chunk.extract({s.stage, ch})) per.push_back(p.memory[f.mapped()].bytes); else per.emplace_back();
     auto want = schedule_peak(s, per);
-    if (!want) c.err("MEM-2", "/payload/memory", "stage " + std::to_string(s.stage) + ": the peak over chunks of different symbolic sizes is not decided");
-    else if (!peak.count(s.stage) || !(peak[s.stage] == *want))
-      c.err("MEM-2", "/payload/memory", "stage " + std::to_string(s.stage) + ": peak activations must be " + want->str() + " (the schedule's peak of in-flight microbatch activations)");
+    const std::string path = peak.count(s.stage) ? at("memory", peak[s.stage], "bytes") : "/payload/memory";
+    if (!want) c.err("MEM-2", path, "stage " + std::to_string(s.stage) + ": the peak over chunks of different symbolic sizes is not decided");
+    else if (!peak.count(s.stage) || !(p.memory[peak[s.stage]].bytes == *want))
+      c.err("MEM-2", path, "stage " + std::to_string(s.stage) + ": peak activations must be " + want->str() + " (the schedule's peak of in-flight microbatch activations)");
   }
-  for (const auto& [sc, bytes] : chunk) c.err("MEM-2", "/payload/memory", "an activations fact for stage " + std::to_string(sc.first) + ", chunk " + std::to_string(sc.second) + ", which no schedule of the parent has");
+  for (const auto& [sc, k] : chunk) c.err("MEM-2", at("memory", k, "chunk"), "an activations fact for stage " + std::to_string(sc.first) + ", chunk " + std::to_string(sc.second) + ", which no schedule of the parent has");
 }
 
 }  // namespace layers
