@@ -397,6 +397,8 @@ void portable_to_concrete(check::Ctx& c, const PortablePlanIR& pp, const Concret
       c.err("CAP-4", "/payload/bindings/" + std::to_string(k), "binding " + b.symbol + " = " + to_string(b.value) + " is repeated or not a value the parent's symbol allows");
   }
   Env env = [&](std::string_view s) { auto it = values.find(s); return it == values.end() ? std::nullopt : std::optional<Rat>(it->second); };
+  std::vector<std::optional<Rat>> size_of(npb);  // each portable size evaluated once: any number of concrete buffers may bind one
+  for (std::size_t j = 0; j < npb; ++j) size_of[j] = pp.buffers[j].size.eval(env);
   std::vector<std::int64_t> src(p.buffers.size(), -1);
   std::vector<char> bound(npb, 0);
   for (std::size_t i = 0; i < p.buffers.size(); ++i) {
@@ -406,7 +408,7 @@ void portable_to_concrete(check::Ctx& c, const PortablePlanIR& pp, const Concret
     const auto& pb = pp.buffers[it->second];
     src[i] = static_cast<std::int64_t>(it->second);
     bound[it->second] = 1;
-    auto v = pb.size.eval(env);
+    const auto& v = size_of[it->second];
     if (!v || *v != Rat(b.size) || b.storage != pb.storage || b.alignment < pb.alignment)
       c.err("CAP-4", at("buffers", i), "a binding of portable buffer " + in_quotes(pb.id) + " must have its size (" + (v ? to_string(*v) : pb.size.str() + ", unbound") +
                                            "), its storage and at least its alignment");

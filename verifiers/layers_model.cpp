@@ -76,7 +76,7 @@ void buffers(check::Ctx& c, const PortablePlanIR& p) {
   const std::size_t nt = p.tasks.size(), nb = p.buffers.size();
   // BUF-1: producer <-> outputs, consumers <-> inputs (both directions, linear).
   std::vector<bool> claimed(nb, false);
-  std::vector<std::uint32_t> in_off(nb + 1, 0);
+  std::vector<std::uint32_t> in_off(nb + 2, 0);  // counted at b + 2, then filled at b + 1: b's readers end up in [in_off[b], in_off[b + 1])
   for (std::size_t t = 0; t < nt; ++t) {
     for (std::size_t k = 0; k < p.tasks[t].outputs.size(); ++k) {
       auto b = static_cast<std::size_t>(p.tasks[t].outputs[k]);
@@ -84,15 +84,12 @@ void buffers(check::Ctx& c, const PortablePlanIR& p) {
         c.err("BUF-1", at("tasks", t, "outputs", static_cast<std::int64_t>(k)), "task writes buffer \"" + p.buffers[b].id + "\" whose producer is not this task");
       else claimed[b] = true;
     }
-    for (Index b : p.tasks[t].inputs) ++in_off[static_cast<std::size_t>(b) + 1];
+    for (Index b : p.tasks[t].inputs) ++in_off[static_cast<std::size_t>(b) + 2];
   }
-  for (std::size_t b = 0; b < nb; ++b) in_off[b + 1] += in_off[b];
-  std::vector<Index> readers(in_off[nb]);
-  {
-    std::vector<std::uint32_t> fill(in_off.begin(), in_off.end() - 1);
-    for (std::size_t t = 0; t < nt; ++t)
-      for (Index b : p.tasks[t].inputs) readers[fill[static_cast<std::size_t>(b)]++] = static_cast<Index>(t);
-  }
+  for (std::size_t b = 0; b < nb; ++b) in_off[b + 2] += in_off[b + 1];
+  std::vector<Index> readers(in_off[nb + 1]);
+  for (std::size_t t = 0; t < nt; ++t)
+    for (Index b : p.tasks[t].inputs) readers[in_off[static_cast<std::size_t>(b) + 1]++] = static_cast<Index>(t);
   for (std::size_t b = 0; b < nb; ++b) {
     const auto& buf = p.buffers[b];
     if (buf.producer && !claimed[b]) c.err("BUF-1", at("buffers", b, "producer"), "the producer task does not list this buffer among its outputs");
