@@ -318,14 +318,16 @@ void model_to_distributed(check::Ctx& c, const ModelIR& m, const DistributedTask
     Expr want_b = training ? Expr(2) * w : Expr();
     if (!(bw == want_b)) c.err("WORK-2", path, "backward matrix work is " + bw.str() + ", expected " + want_b.str());
   }
-  // VOL-1: a collective's logical payload is the bytes of the value it moves.
+  // VOL-1: a collective's logical payload is the bytes of the value it moves (formed once a
+  // value: any number of collectives may move one, each product of its shape up to SYM-3's bound).
+  std::vector<std::optional<Expr>> bytes_of(m.values.size());
   for (std::size_t i = 0; i < d.tasks.size(); ++i) {
     const auto& t = d.tasks[i];
     if (!t.collective || t.value.empty()) continue;
     auto it = value_of.find(t.value);
     std::optional<std::int64_t> e = it == value_of.end() ? std::nullopt : dtype_size(m.values[it->second].dtype);
-    Expr want;
-    if (e) { want = Expr(*e); for (const auto& dim : m.values[it->second].shape) want = want * dim; }
+    if (e && !bytes_of[it->second]) { Expr w(*e); for (const auto& dim : m.values[it->second].shape) w = w * dim; bytes_of[it->second] = w; }
+    const Expr want = e ? *bytes_of[it->second] : Expr();
     if (!e || !(t.collective->message_bytes == want))
       c.err("VOL-1", at("tasks", i, "collective/message_bytes"), "the payload must be the bytes of value \"" + t.value + "\"" + (e ? " (" + want.str() + ")" : std::string(", which the model does not define with a known dtype")));
   }
