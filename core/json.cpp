@@ -262,7 +262,7 @@ void Writer::escaped(std::string_view s) {
   std::size_t b = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
     unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    if (kPlain[c] || c >= 0x80) continue;  // one look-up for the common byte (not three comparisons)
     put(s.substr(b, i - b));
     b = i + 1;
     switch (c) {
