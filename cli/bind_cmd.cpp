@@ -55,7 +55,7 @@ BindOutcome bind_and_commit(const Committed<PortablePlanIR>& portable, const Dis
     out.exit = static_cast<int>(Exit::Rejected);
     return out;
   }
-  auto result = Gate::commit(portable, make_snapshot(std::move(plan), {portable.digest()}));
+  auto result = Gate::commit(portable, unsealed_snapshot(std::move(plan), {portable.digest()}));
   if (const auto* r = std::get_if<Rejection>(&result)) {
     log << "rejected: the gate refused the output of " << pass << " (" << r->diagnostics.count() << " finding(s))\n";
     constexpr std::size_t kShown = 20;  // the first findings; the rest are usually the same requirement again

@@ -6,9 +6,6 @@
 namespace plancert {
 namespace {
 
-template <class P>
-const std::vector<Indices>* no_deps(const P&) { return nullptr; }
-
 template <class T>
 std::vector<const Indices*> deps_of(const std::vector<T>& xs) {
   std::vector<const Indices*> out;
@@ -55,8 +52,9 @@ void check_topological_witness(Diagnostics& d, const Indices& order, const std::
 }
 
 CommitResult<ModelIR> Gate::commit_root(Snapshot<ModelIR> s, const Witnesses& w) {
+  const std::string sealed = s.digest.empty() ? (s.digest = digest_of(s.payload)) : std::string();  // (gate.h: unsealed snapshots)
   AnySnapshot any(std::move(s));
-  Diagnostics d = verify_snapshot(any);
+  Diagnostics d = verify_snapshot(any, sealed);
   if (!d.ok()) return Rejection{std::move(d)};
   (void)w;
   return Committed<ModelIR>(std::move(std::get<0>(any)));
@@ -64,8 +62,9 @@ CommitResult<ModelIR> Gate::commit_root(Snapshot<ModelIR> s, const Witnesses& w)
 
 template <class P, class Q>
 CommitResult<P> Gate::commit(const Committed<Q>& parent, Snapshot<P> s, const Witnesses& w) {
+  const std::string sealed = s.digest.empty() ? (s.digest = digest_of(s.payload)) : std::string();  // (gate.h: unsealed snapshots)
   AnySnapshot child(std::move(s));
-  Diagnostics d = verify_snapshot(child);
+  Diagnostics d = verify_snapshot(child, sealed);
   witness(d, std::get<Snapshot<P>>(child).payload, w);
   if (d.ok()) d.merge(verify_transition(AnySnapshot(parent.snapshot()), child));
   if (!d.ok()) return Rejection{std::move(d)};

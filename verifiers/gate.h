@@ -50,11 +50,19 @@ template <class P>
 using CommitResult = std::variant<Committed<P>, Rejection>;
 
 /// The commit gate.
+///
+/// A snapshot handed over with an empty digest (an *unsealed* snapshot, as the in-process
+/// pipelines build them: emit.h's unsealed_snapshot) is sealed here: the gate computes its
+/// digest from its payload, once, and verifies it with that digest, which DIGEST-1 then holds
+/// by construction. A snapshot that carries a digest (one read from a file, or built with
+/// make_snapshot) has it checked against the payload as `plancert verify` does. Sealing in the
+/// gate spares the pipeline one canonical encoding and hash of every snapshot (for a bound plan
+/// of millions of commands, seconds).
 class Gate {
  public:
-  /// Commits a root snapshot (ModelIR).
+  /// Commits a root snapshot (ModelIR), sealing it when unsealed.
   static CommitResult<ModelIR> commit_root(Snapshot<ModelIR> s, const Witnesses& w = {});
-  /// Commits `s` as a child of the committed `parent`.
+  /// Commits `s` as a child of the committed `parent`, sealing it when unsealed.
   template <class P, class Q>
   static CommitResult<P> commit(const Committed<Q>& parent, Snapshot<P> s, const Witnesses& w = {});
 };

@@ -20,10 +20,17 @@ namespace plancert {
 template <class P>
 std::string encode_snapshot(const Snapshot<P>& s);
 
-/// Builds a snapshot with its digest computed.
+/// Builds a snapshot without its digest, for Gate::commit, which seals it (computes the digest
+/// once; a snapshot built with make_snapshot and then committed is encoded and hashed twice).
+template <class P>
+Snapshot<P> unsealed_snapshot(P payload, std::vector<std::string> parents) {
+  return Snapshot<P>{std::move(parents), {}, std::string(kIrVersion), std::move(payload)};
+}
+
+/// Builds a snapshot with its digest computed (for verify_snapshot, files and tests).
 template <class P>
 Snapshot<P> make_snapshot(P payload, std::vector<std::string> parents) {
-  Snapshot<P> s{std::move(parents), {}, std::string(kIrVersion), std::move(payload)};
+  Snapshot<P> s = unsealed_snapshot(std::move(payload), std::move(parents));
   s.digest = digest_of(s.payload);
   return s;
 }

@@ -36,13 +36,13 @@ InferenceChain derive_inference(const InferenceRequest& r) {
     out.rejection = rej.diagnostics;
     return out;
   };
-  auto m = Gate::commit_root(make_snapshot(build_inference_model_ir(r.model, w, r.dtype), {}));
+  auto m = Gate::commit_root(unsealed_snapshot(build_inference_model_ir(r.model, w, r.dtype), {}));
   if (auto* x = std::get_if<Rejection>(&m)) return refuse(*x, "BuildInferenceModelIR");
   out.model = std::get<Committed<ModelIR>>(m);
-  auto d = Gate::commit(*out.model, make_snapshot(distribute_inference(out.model->payload(), r.model, w, r.par), {out.model->digest()}));
+  auto d = Gate::commit(*out.model, unsealed_snapshot(distribute_inference(out.model->payload(), r.model, w, r.par), {out.model->digest()}));
   if (auto* x = std::get_if<Rejection>(&d)) return refuse(*x, "DistributeTransformerInferencePass");
   out.dist = std::get<Committed<DistributedTaskIR>>(d);
-  auto p = Gate::commit(*out.dist, make_snapshot(plan_inference(out.model->payload(), out.dist->payload(), r.capacity), {out.dist->digest()}));
+  auto p = Gate::commit(*out.dist, unsealed_snapshot(plan_inference(out.model->payload(), out.dist->payload(), r.capacity), {out.dist->digest()}));
   if (auto* x = std::get_if<Rejection>(&p)) return refuse(*x, "PlanTransformerInferencePass");
   out.plan = std::get<Committed<PortablePlanIR>>(p);
   return out;

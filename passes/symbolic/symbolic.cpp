@@ -53,13 +53,13 @@ bool commit_into(std::optional<Committed<P>>& slot, CommitResult<P> r, Derivatio
 
 Derivation run(const Inputs& in, const frontend::StrategyConfig& strategy, const Workload& w) {
   Derivation d;
-  if (!commit_into(d.model, Gate::commit_root(make_snapshot(build_model_ir(in.model, w, strategy.dtype), {})), d, "BuildModelIR")) return d;
+  if (!commit_into(d.model, Gate::commit_root(unsealed_snapshot(build_model_ir(in.model, w, strategy.dtype), {})), d, "BuildModelIR")) return d;
   const auto& m = *d.model;
-  if (!commit_into(d.dist, Gate::commit(m, make_snapshot(distribute_training(m.payload(), m.digest(), strategy), {m.digest()})), d,
+  if (!commit_into(d.dist, Gate::commit(m, unsealed_snapshot(distribute_training(m.payload(), m.digest(), strategy), {m.digest()})), d,
                    "DistributeTransformerTrainingPass"))
     return d;
   const auto& ds = *d.dist;
-  if (!commit_into(d.plan, Gate::commit(ds, make_snapshot(plan_training(m.payload(), ds.payload(), strategy), {ds.digest()})), d,
+  if (!commit_into(d.plan, Gate::commit(ds, unsealed_snapshot(plan_training(m.payload(), ds.payload(), strategy), {ds.digest()})), d,
                    "PlanTransformerTrainingPass"))
     return d;
   std::map<std::int64_t, Expr> totals;

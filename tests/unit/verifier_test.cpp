@@ -186,6 +186,27 @@ TEST(Gate, CommitsOnlyVerifiedSnapshots) {
   EXPECT_TRUE(std::get<Rejection>(rc).diagnostics.has("DIGEST-3"));
 }
 
+// An unsealed snapshot (empty digest) is sealed by the gate with the digest of its payload, the
+// one make_snapshot computes; a sealed one keeps DIGEST-1; an unsealed child still faces every
+// obligation and its transition.
+TEST(Gate, SealsUnsealedSnapshots) {
+  ModelIR m;
+  m.name = "m";
+  auto r = Gate::commit_root(unsealed_snapshot(m, {}));
+  ASSERT_TRUE(std::holds_alternative<Committed<ModelIR>>(r));
+  const auto& root = std::get<Committed<ModelIR>>(r);
+  EXPECT_EQ(root.digest(), make_snapshot(m, {}).digest);
+  DistributedTaskIR dist;
+  dist.mesh.axes = {MeshAxis{"tp", 1}};
+  auto orphan = Gate::commit(root, unsealed_snapshot(dist, {std::string(64, '0')}));  // not its parent's digest
+  ASSERT_TRUE(std::holds_alternative<Rejection>(orphan));
+  EXPECT_TRUE(std::get<Rejection>(orphan).diagnostics.has("DIGEST-3"));
+  dist.mesh.axes = {MeshAxis{"xy", 1}};  // MESH-1: not one of tp, pp, dp
+  auto bad = Gate::commit(root, unsealed_snapshot(dist, {root.digest()}));
+  ASSERT_TRUE(std::holds_alternative<Rejection>(bad));
+  EXPECT_TRUE(std::get<Rejection>(bad).diagnostics.has("MESH-1"));
+}
+
 // MEM-2's schedule_peak, step by step as before session 39 (O(steps x chunks)): the count vector
 // after every step, the component-wise maximum, and a step whose vector dominates every other.
 std::optional<Expr> schedule_peak_reference(const StageSchedule& s, const std::vector<Expr>& bytes) {
