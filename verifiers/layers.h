@@ -19,6 +19,9 @@ inline std::int64_t axis_size(const Mesh& m, std::string_view axis, std::int64_t
   return -1;
 }
 
+/// The size of mesh axis `axis`, 1 without one (the degree of that parallelism).
+inline std::int64_t degree(const Mesh& m, std::string_view axis) { std::int64_t stride = 1; return std::max<std::int64_t>(axis_size(m, axis, stride), 1); }
+
 /// The pipeline stage of rank `r`: its coordinate on the pp axis (0 without one). Stages
 /// interleave when pp is not the first axis.
 inline std::int64_t stage_of(const Mesh& m, std::int64_t r) {

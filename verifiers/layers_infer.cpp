@@ -12,11 +12,6 @@ namespace plancert::layers {
 using check::at;
 namespace {
 
-std::int64_t axis(const Mesh& m, std::string_view name) {
-  for (const auto& a : m.axes) if (a.name == name) return a.size;
-  return 1;
-}
-
 // a <= b, decided only for constants (an undecided comparison is a failure).
 bool le(const Expr& a, const Expr& b) {
   auto v = (b - a).constant();
@@ -106,7 +101,7 @@ void capacity(check::Ctx& c, const PortablePlanIR& p) {
 void model_to_distributed_infer(check::Ctx& c, const ModelIR& m, const DistributedTaskIR& d) {
   std::unordered_map<std::string_view, std::size_t> op_of;
   for (std::size_t i = 0; i < m.operations.size(); ++i) op_of[m.operations[i].id] = i;
-  auto b = d.inference ? bounds(*d.inference, axis(d.mesh, "tp")) : std::nullopt;
+  auto b = d.inference ? bounds(*d.inference, degree(d.mesh, "tp")) : std::nullopt;
   std::vector<bool> carried(m.operations.size(), false);
   for (std::size_t i = 0; i < d.tasks.size(); ++i) {
     const auto& t = d.tasks[i];
@@ -160,7 +155,7 @@ void distributed_to_portable_infer(check::Ctx& c, const DistributedTaskIR& d, co
   // KV-2: without the parent's inference shape no stage is an inference stage (a stage with a kv_cache fact would escape MEM-3).
   auto kv_fact = std::find_if(p.memory.begin(), p.memory.end(), [](const MemoryFact& f) { return f.category == MemoryCategory::kv_cache; });
   if (!d.inference) return kv_fact == p.memory.end() ? void() : c.err("KV-2", "/payload/memory/" + std::to_string(kv_fact - p.memory.begin()), "a kv_cache fact needs an inference shape in the parent");
-  const std::int64_t t = axis(d.mesh, "tp"), stages = axis(d.mesh, "pp"), per_stage = t * axis(d.mesh, "dp");
+  const std::int64_t t = degree(d.mesh, "tp"), stages = degree(d.mesh, "pp"), per_stage = t * degree(d.mesh, "dp");
   auto b = bounds(*d.inference, t);
   if (!b) return c.err("KV-2", "/payload/memory", "the parent's inference shape is ill-formed (KV-1)");
   // KV-2: a stage's kv_cache fact is one per-rank KV state per value its tasks write.

@@ -242,28 +242,31 @@ void distributed(check::Ctx& c, const DistributedTaskIR& d) {
     }
   }
   // COLL-5: a weight updated on several rank sets (tied across stages) is updated on each only
-  // after receiving the gradients of every other one. Stops at an update's first missing set,
-  // so the work is bounded by the receives present.
-  std::map<std::string_view, std::set<Indices>> sets;  // weight -> rank sets of its updates
-  for (const auto& o : d.tasks)
-    if (o.phase == Phase::optimizer)
-      for (const auto& w : o.lineage.sources) sets[w].insert(o.ranks);
+  // after receiving the gradients of every other one. Rank sets are numbered once a task, and an
+  // update's receives collected once (not per source), so an update costs its sources and
+  // dependencies: it stops at its first missing set, and the sets found before are receives.
+  std::map<Indices, std::size_t> ids;
+  std::vector<std::size_t> rid(d.tasks.size());  // each task's rank set, numbered
+  std::vector<const Indices*> ranks_of;
+  for (std::size_t i = 0; i < d.tasks.size(); ++i)
+    if (auto [it, fresh] = ids.emplace(d.tasks[i].ranks, ids.size()); (rid[i] = it->second, fresh)) ranks_of.push_back(&it->first);
+  std::map<std::string_view, std::set<std::size_t>> sets;  // weight -> its updates' rank sets
+  for (std::size_t i = 0; i < d.tasks.size(); ++i)
+    if (d.tasks[i].phase == Phase::optimizer)
+      for (const auto& w : d.tasks[i].lineage.sources) sets[w].insert(rid[i]);
+  std::set<std::pair<std::string_view, std::size_t>> got;  // (value, the sender's rank set) of an update's receives
   for (std::size_t i = 0; i < d.tasks.size(); ++i) {
     const auto& o = d.tasks[i];
     if (o.phase != Phase::optimizer) continue;
-    for (const auto& w : o.lineage.sources) {
-      const auto& all = sets[w];
-      if (all.size() < 2) continue;
-      std::set<const Indices*> got;  // the members of `all` whose gradient a receive brings
-      for (Index u : o.dependencies)
-        if (const auto& r = d.tasks[static_cast<std::size_t>(u)]; r.kind == TaskKind::recv && r.value == w && r.peer)
-          if (auto it = all.find(d.tasks[static_cast<std::size_t>(*r.peer)].ranks); it != all.end()) got.insert(&*it);
-      for (const auto& other : all)
-        if (other != o.ranks && !got.count(&other)) {
-          c.err("COLL-5", at("tasks", i, "dependencies"), "update \"" + o.id + "\" of \"" + w + "\", which ranks " + std::to_string(other.front()) + ".." + std::to_string(other.back()) + " also update, must depend on a receive of their gradient");
+    got.clear();
+    for (Index u : o.dependencies)
+      if (const auto& r = d.tasks[static_cast<std::size_t>(u)]; r.kind == TaskKind::recv && r.peer) got.emplace(r.value, rid[static_cast<std::size_t>(*r.peer)]);
+    for (const auto& w : o.lineage.sources)
+      for (std::size_t other : sets[w])
+        if (other != rid[i] && !got.count({w, other})) {
+          c.err("COLL-5", at("tasks", i, "dependencies"), "update \"" + o.id + "\" of \"" + w + "\", which ranks " + std::to_string(ranks_of[other]->front()) + ".." + std::to_string(ranks_of[other]->back()) + " also update, must depend on a receive of their gradient");
           break;
         }
-    }
   }
   // SCHED-1: each stage's schedule runs every (chunk, microbatch) forward once, then backward once.
   // Microbatches are checked with or without schedules (WORK-2 scales by them), and chunks are
