@@ -95,7 +95,7 @@ Expr task_total(const DistTask& t, const Expr& x) {
 // When the model declares layouts, an operation without one is replicated: no tp collective
 // derives from it.
 void tensor_parallel(check::Ctx& c, const ModelIR& m, const DistributedTaskIR& d, const std::unordered_map<std::string_view, std::size_t>& op_of) {
-  std::int64_t stride = 1, t = std::max<std::int64_t>(axis_size(d.mesh, "tp", stride), 1);
+  const std::int64_t t = degree(d.mesh, "tp");
   auto layout = [&](std::size_t k) -> std::string_view { auto it = m.operations[k].attrs.find("tp"); return it == m.operations[k].attrs.end() ? "" : std::string_view(it->second); };
   auto source = [&](const DistTask& x) { auto it = x.lineage.sources.size() == 1 ? op_of.find(x.lineage.sources[0]) : op_of.end(); return it == op_of.end() || layout(it->second).empty() ? -1 : static_cast<std::int64_t>(it->second); };
   using Key = std::tuple<std::int64_t, std::string_view, Phase, CollectiveKind, Index, std::size_t, std::int64_t>;
@@ -217,8 +217,7 @@ void distributed(check::Ctx& c, const DistributedTaskIR& d) {
   }
   // COLL-4: with data parallelism, an update follows the sum of its gradients over dp, and a
   // sharded update (after a reduce-scatter) is gathered back over dp.
-  std::int64_t dp_stride = 1;
-  if (axis_size(d.mesh, "dp", dp_stride) > 1) {
+  if (degree(d.mesh, "dp") > 1) {
     auto over_dp = [&](const DistTask& a, const DistTask& o) {
       return a.collective && a.collective->axis == "dp" && a.ranks == o.ranks && a.lineage.sources == o.lineage.sources;
     };
@@ -296,8 +295,7 @@ void model_to_distributed(check::Ctx& c, const ModelIR& m, const DistributedTask
   for (std::size_t i = 0; i < m.operations.size(); ++i) op_of[m.operations[i].id] = i;
   for (std::size_t i = 0; i < d.symbols.size(); ++i) symbol_of[d.symbols[i].name] = i;
   for (std::size_t i = 0; i < m.values.size(); ++i) value_of[m.values[i].id] = i;
-  std::int64_t dp = 1, stride = 1;
-  if (std::int64_t s = axis_size(d.mesh, "dp", stride); s > 0) dp = s;
+  const std::int64_t dp = degree(d.mesh, "dp");
   // WORK-2: per model operation and phase, the matrix work summed over ranks and microbatches.
   std::vector<std::vector<Expr>> fwd(m.operations.size()), rec(m.operations.size()), bwd(m.operations.size());  // summed at once (Expr::sum)
   bool training = false;
