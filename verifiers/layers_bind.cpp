@@ -20,7 +20,7 @@ using Env = std::function<std::optional<Rat>(std::string_view)>;
 constexpr CommandKind kCommand[] = {CommandKind::collective, CommandKind::launch, CommandKind::host, CommandKind::recv, CommandKind::send};  // by TaskKind
 constexpr QueueKind kQueue[] = {QueueKind::collective, QueueKind::compute, QueueKind::host, QueueKind::transfer, QueueKind::transfer};
 
-auto key(std::size_t owner, const Capability& x) { return std::tuple(owner, x.collective, x.dtype, x.kind, x.reduction); }  // (device or implementation, capability)
+auto cap_key(std::size_t owner, const Capability& x) { return std::tuple(owner, x.collective, x.dtype, x.kind, x.reduction); }  // (device or implementation, capability)
 bool pinned(Storage s) { return s != Storage::transient && s != Storage::workspace; }
 std::string in_quotes(const std::string& s) { return "\"" + s + "\""; }
 
@@ -378,13 +378,13 @@ void bind(check::Ctx& c, const ConcretePlanIR& p, bool families_ok, Flow&& flow)
 void portable_to_concrete(check::Ctx& c, const PortablePlanIR& pp, const ConcretePlanIR& p) {
   const std::size_t nt = pp.tasks.size(), npb = pp.buffers.size();
   std::unordered_map<std::string_view, std::size_t> task_of, buf_of, impl_of;
-  std::set<decltype(key(0, Capability{}))> runs, provides;  // what the engines of each device run; what each implementation provides
+  std::set<decltype(cap_key(0, Capability{}))> runs, provides;  // what the engines of each device run; what each implementation provides
   for (std::size_t i = 0; i < nt; ++i) task_of.emplace(pp.tasks[i].id, i);
   for (std::size_t i = 0; i < npb; ++i) buf_of.emplace(pp.buffers[i].id, i);
   for (std::size_t i = 0; i < p.implementations.size(); ++i)
-    for (impl_of.emplace(p.implementations[i].id, i); const auto& cap : p.implementations[i].provides) provides.insert(key(i, cap));
+    for (impl_of.emplace(p.implementations[i].id, i); const auto& cap : p.implementations[i].provides) provides.insert(cap_key(i, cap));
   for (const auto& e : p.engines)
-    for (const auto& cap : e.capabilities) runs.insert(key(static_cast<std::size_t>(e.device), cap));
+    for (const auto& cap : e.capabilities) runs.insert(cap_key(static_cast<std::size_t>(e.device), cap));
   // CAP-4: bindings are values the parent's symbols allow; every portable buffer is bound, each
   // binding with its size under the bindings, its storage and at least its alignment.
   std::unordered_map<std::string_view, Rat> values;
@@ -434,7 +434,7 @@ void portable_to_concrete(check::Ctx& c, const PortablePlanIR& pp, const Concret
     instances[(static_cast<std::uint64_t>(it->second) << 32) | static_cast<std::uint32_t>(cmd.device)] += cmd.repeat;
     auto im = impl_of.find(cmd.implementation.str());
     for (const auto& r : t.requires_)
-      if (im == impl_of.end() || !provides.count(key(im->second, r)) || !runs.count(key(static_cast<std::size_t>(cmd.device), r)))
+      if (im == impl_of.end() || !provides.count(cap_key(im->second, r)) || !runs.count(cap_key(static_cast<std::size_t>(cmd.device), r)))
         c.err("IMPL-1", at("commands", v, "implementation"), "task " + in_quotes(t.id) + " requires " + codec::to_canonical(r) + ": implementation " +
                                                                  in_quotes(cmd.implementation) + " is not declared, does not provide it, or no engine of the device runs it");
     const auto epoch = static_cast<std::uint32_t>(v + 1);
