@@ -451,6 +451,29 @@ def verify_shard_of_huge_divisors(tmp: Path):
 
 
 @case
+def verify_workspace_bound_per_operation_and_share(tmp: Path):
+    # Session 40. WS-1 decides a task's bytes per rank once per (operation, share = replication /
+    # ranks): a task found within the bound settles later tasks of the same operation and share.
+    # kv0's output widened to 8,192 bytes: at share 1/2 (ranks 0-1) 4,096 bytes per rank, over the
+    # bound 2,304; at share 1/4 (ranks 0-3) 2,048, within it. Tasks: kv0 (1/2), then c and d
+    # (1/4), then b (1/2): b must be reported although c of the same operation fitted.
+    m, d = mc.Chain().get("inf_model"), mc.Chain().get("inf_dist")
+    m["payload"]["values"][2]["shape"] = ["2", "1", "2048"]
+    mc.redigest(m)
+    d["parents"] = [m["digest"]]
+    tasks = d["payload"]["tasks"]
+    check(tasks[0]["id"] == "s0.kv0" and tasks[0]["ranks"] == [0, 1], f"task 0 is kv0 on ranks 0-1: {tasks[0]['id']}")
+    for tid, ranks in (("s0.kv0.c", [0, 1, 2, 3]), ("s0.kv0.d", [0, 1, 2, 3]), ("s0.kv0.b", [0, 1])):
+        deps = [i for i, x in enumerate(tasks) if set(x["ranks"]) & set(ranks)]  # (EFFECT-2/3: every earlier writer; P2P-3: no disjoint ranks)
+        tasks.append(dict(tasks[0], id=tid, ranks=ranks, dependencies=deps))
+    mc.redigest(d)
+    v = run("verify", "--format", "json", write(tmp, "d.json", mc.encode(d)), "--parent", write(tmp, "m.json", mc.encode(m)))
+    diags = json.loads(v.out)["diagnostics"] if v.returncode == 1 else []
+    ws = [x["path"] for x in diags if x["code"] == "WS-1"]
+    check(ws == ["/payload/tasks/0", "/payload/tasks/9"], f"WS-1 at kv0 and b (share 1/2), not at c or d (1/4): {ws}\n{show(v)}")
+
+
+@case
 def verify_empty_region_and_huge_power(tmp: Path):
     # Session 36's audit. CAP-3 compares each region with its neighbour in (device, offset) order,
     # and counted a region of capacity 0 (an empty interval, allowed by CAP-2) inside another as
