@@ -334,6 +334,13 @@ def verify_far_schedule_stage(tmp: Path):
     check(v.returncode == 1 and [x["code"] for x in json.loads(v.out)["diagnostics"]] == ["SCHED-1"], f"stage 2^62 twice\n{show(v)}")
 
 
+def reparent(parent: dict, child: dict):
+    """Redigests an edited parent, points the child at it, and redigests the child."""
+    mc.redigest(parent)
+    child["parents"] = [parent["digest"]]
+    mc.redigest(child)
+
+
 def wide_activation(model_layer: str, dist_layer: str, value: int):
     """The chain's model with value `value` of 7 dimensions, each a sum of 10 new symbols (10^7
     terms multiplied out), and the distributed snapshot re-parented onto it."""
@@ -344,9 +351,7 @@ def wide_activation(model_layer: str, dist_layer: str, value: int):
         m["payload"]["symbols"] += [{"axis": "workload", "divisible_by": "1", "integer": True, "max": None, "min": "1", "name": x} for x in names]
         shape.append("+".join(sorted(names)))
     m["payload"]["values"][value]["shape"] = shape
-    mc.redigest(m)
-    d["parents"] = [m["digest"]]
-    mc.redigest(d)
+    reparent(m, d)
     return m, d
 
 
@@ -437,9 +442,7 @@ def verify_shard_of_huge_divisors(tmp: Path):
         next(v for v in m["payload"]["values"] if v["id"] == "w1")["shape"][1] = "*".join(n + "^64" for n in names)
         for x in (m, d):
             x["payload"]["symbols"] = sorted(x["payload"]["symbols"] + [mc.symbol(n, divisible_by=divisor, mn=divisor) for n in names], key=lambda y: y["name"])
-        mc.redigest(m)
-        d["parents"] = [m["digest"]]
-        mc.redigest(d)
+        reparent(m, d)
         return write(tmp, f"d{len(divisor)}.json", mc.encode(d)), write(tmp, f"m{len(divisor)}.json", mc.encode(m))
     child, parent = chain("1" + "0" * 4000)
     v = run("verify", child, "--parent", parent, timeout=20)
@@ -459,14 +462,12 @@ def verify_workspace_bound_per_operation_and_share(tmp: Path):
     # (1/4), then b (1/2): b must be reported although c of the same operation fitted.
     m, d = mc.Chain().get("inf_model"), mc.Chain().get("inf_dist")
     m["payload"]["values"][2]["shape"] = ["2", "1", "2048"]
-    mc.redigest(m)
-    d["parents"] = [m["digest"]]
     tasks = d["payload"]["tasks"]
     check(tasks[0]["id"] == "s0.kv0" and tasks[0]["ranks"] == [0, 1], f"task 0 is kv0 on ranks 0-1: {tasks[0]['id']}")
     for tid, ranks in (("s0.kv0.c", [0, 1, 2, 3]), ("s0.kv0.d", [0, 1, 2, 3]), ("s0.kv0.b", [0, 1])):
         deps = [i for i, x in enumerate(tasks) if set(x["ranks"]) & set(ranks)]  # (EFFECT-2/3: every earlier writer; P2P-3: no disjoint ranks)
         tasks.append(dict(tasks[0], id=tid, ranks=ranks, dependencies=deps))
-    mc.redigest(d)
+    reparent(m, d)
     v = run("verify", "--format", "json", write(tmp, "d.json", mc.encode(d)), "--parent", write(tmp, "m.json", mc.encode(m)))
     diags = json.loads(v.out)["diagnostics"] if v.returncode == 1 else []
     ws = [x["path"] for x in diags if x["code"] == "WS-1"]
@@ -496,9 +497,7 @@ def verify_empty_region_and_huge_power(tmp: Path):
             f["bytes"] = x
         if f["stage"] == 0 and f["category"] == "total":
             f["bytes"] = x + "+32*B*S+896"
-    mc.redigest(p)
-    q["parents"] = [p["digest"]]
-    mc.redigest(q)
+    reparent(p, q)
     v = run("verify", "--format", "json", write(tmp, "q.json", mc.encode(q)), "--parent", write(tmp, "p.json", mc.encode(p)), timeout=30)
     check(v.returncode == 1 and [x["code"] for x in json.loads(v.out)["diagnostics"]] == ["CAP-4"], f"a size of 184 million bits\n{show(v)}")
 
