@@ -32,6 +32,15 @@ struct Pick {
   }
   template <codec::Vector V>
   const typename V::value_type& from(const V& v) { return v[(*this)(v.size())]; }
+  /// A random element of `range` among those `pred` holds for (one draw, as from() over them), or
+  /// nullptr, without a draw, when it holds for none.
+  template <class R, class Pred>
+  auto* where(R& range, Pred pred) {
+    std::vector<std::remove_reference_t<decltype(*std::begin(range))>*> xs;
+    for (auto& x : range)
+      if (pred(x)) xs.push_back(&x);
+    return xs.empty() ? nullptr : xs[(*this)(xs.size())];
+  }
   /// Inserts `x` at a random position of `v` (the end included).
   template <codec::Vector V>
   void insert(V& v, typename V::value_type x) { v.insert(v.begin() + static_cast<std::ptrdiff_t>((*this)(v.size() + 1)), std::move(x)); }
@@ -1019,11 +1028,9 @@ void distributed_ops(Catalog& c) {
   });
   c.edit<P>("rank_outside_mesh", "MESH-2", [](P& p, Pick& pk, const AnySnapshot*) {
     const std::int64_t world = world_of(p.mesh);
-    std::vector<DistTask*> ts;
-    for (auto& t : p.tasks)
-      if (!counted_by_work2(t)) ts.push_back(&t);
-    if (ts.empty()) return false;
-    DistTask& t = *pk.from(ts);
+    DistTask* const picked = pk.where(p.tasks, [&](auto& t) { return !counted_by_work2(t); });
+    if (!picked) return false;
+    DistTask& t = *picked;
     if (pk(2) && t.collective) t.collective->group.push_back(static_cast<Index>(world + static_cast<std::int64_t>(pk(3))));
     else t.ranks.push_back(static_cast<Index>(world + static_cast<std::int64_t>(pk(3))));
     return true;
@@ -1042,53 +1049,41 @@ void distributed_ops(Catalog& c) {
     return true;
   });
   c.edit<P>("empty_ranks", "MESH-2", [](P& p, Pick& pk, const AnySnapshot*) {
-    std::vector<DistTask*> ts;
-    for (auto& t : p.tasks)
-      if (!counted_by_work2(t)) ts.push_back(&t);
-    if (ts.empty()) return false;
-    pk.from(ts)->ranks.clear();
+    DistTask* const picked = pk.where(p.tasks, [&](auto& t) { return !counted_by_work2(t); });
+    if (!picked) return false;
+    picked->ranks.clear();
     return true;
   });
   c.edit<P>("compute_with_collective", "MESH-3", [](P& p, Pick& pk, const AnySnapshot*) {
-    std::vector<DistTask*> ts;  // a task naming no value (VOL-1 would read the payload)
-    for (auto& t : p.tasks)
-      if (t.kind != TaskKind::collective && t.value.empty()) ts.push_back(&t);
-    if (ts.empty()) return false;
-    DistTask& t = *pk.from(ts);
+    DistTask* const picked = pk.where(p.tasks, [&](auto& t) { return t.kind != TaskKind::collective && t.value.empty(); });  // a task naming no value (VOL-1 would read the payload)
+    if (!picked) return false;
+    DistTask& t = *picked;
     t.collective = Collective{t.ranks, CollectiveKind::all_reduce, Expr(8LL), Reduction::sum, ""};
     return true;
   });
   c.edit<P>("collective_without_collective", "MESH-3", [](P& p, Pick& pk, const AnySnapshot*) {
-    std::vector<DistTask*> ts;
-    for (auto& t : p.tasks)
-      if (t.kind == TaskKind::collective) ts.push_back(&t);
-    if (ts.empty()) return false;
-    pk.from(ts)->collective.reset();
+    DistTask* const picked = pk.where(p.tasks, [&](auto& t) { return t.kind == TaskKind::collective; });
+    if (!picked) return false;
+    picked->collective.reset();
     return true;
   });
   c.edit<P>("transfer_without_peer", "MESH-3", [](P& p, Pick& pk, const AnySnapshot*) {
-    std::vector<DistTask*> ts;
-    for (auto& t : p.tasks)
-      if (t.peer) ts.push_back(&t);
-    if (ts.empty()) return false;
-    pk.from(ts)->peer.reset();
+    DistTask* const picked = pk.where(p.tasks, [&](auto& t) { return t.peer.has_value(); });
+    if (!picked) return false;
+    picked->peer.reset();
     return true;
   });
   c.edit<P>("compute_with_peer", "MESH-3", [](P& p, Pick& pk, const AnySnapshot*) {
-    std::vector<DistTask*> ts;
-    for (auto& t : p.tasks)
-      if (!t.peer && t.kind != TaskKind::send && t.kind != TaskKind::recv) ts.push_back(&t);
-    if (ts.empty()) return false;
-    pk.from(ts)->peer = static_cast<Index>(pk(p.tasks.size()));
+    DistTask* const picked = pk.where(p.tasks, [&](auto& t) { return !t.peer && t.kind != TaskKind::send && t.kind != TaskKind::recv; });
+    if (!picked) return false;
+    picked->peer = static_cast<Index>(pk(p.tasks.size()));
     return true;
   });
   // WORK-3 on tasks whose repetition no other obligation reads (not WORK-2, not P2P-1).
   c.edit<P>("bad_repetition", "WORK-3", [](P& p, Pick& pk, const AnySnapshot*) {
-    std::vector<DistTask*> ts;
-    for (auto& t : p.tasks)
-      if (!counted_by_work2(t) && t.kind != TaskKind::send && t.kind != TaskKind::recv) ts.push_back(&t);
-    if (ts.empty()) return false;
-    DistTask& t = *pk.from(ts);
+    DistTask* const picked = pk.where(p.tasks, [&](auto& t) { return !counted_by_work2(t) && t.kind != TaskKind::send && t.kind != TaskKind::recv; });
+    if (!picked) return false;
+    DistTask& t = *picked;
     switch (pk(4)) {
       case 0: t.repeat = -static_cast<std::int64_t>(pk(2)); break;
       case 1: t.replication = 0; break;
@@ -1099,31 +1094,25 @@ void distributed_ops(Catalog& c) {
   });
   // WORK-2: a forward task's matrix work no longer adds up to the model's.
   c.edit<P>("forward_work_changed", "WORK-2", [](P& p, Pick& pk, const AnySnapshot*) {
-    std::vector<DistTask*> ts;
-    for (auto& t : p.tasks)
-      if (counted_by_work2(t)) ts.push_back(&t);
-    if (ts.empty()) return false;
-    DistTask& t = *pk.from(ts);
+    DistTask* const picked = pk.where(p.tasks, [&](auto& t) { return counted_by_work2(t); });
+    if (!picked) return false;
+    DistTask& t = *picked;
     t.work.matrix_ops = pk(2) ? t.work.matrix_ops + Expr(static_cast<long long>(1 + pk(5))) : t.work.matrix_ops * Expr(2LL) + Expr(1LL);
     return true;
   });
   c.edit<P>("compute_from_two_sources", "WORK-2", [](P& p, Pick& pk, const AnySnapshot* parent) {
     const auto& m = std::get<Snapshot<ModelIR>>(*parent).payload;
-    std::vector<DistTask*> ts;  // (a task with effects would also break EFFECT-1)
-    for (auto& t : p.tasks)
-      if (counted_by_work2(t) && t.effects.empty()) ts.push_back(&t);
-    if (ts.empty()) return false;
-    pk.from(ts)->lineage.sources.push_back(m.values[pk(m.values.size())].id);
+    DistTask* const picked = pk.where(p.tasks, [&](auto& t) { return counted_by_work2(t) && t.effects.empty(); });  // (a task with effects would also break EFFECT-1)
+    if (!picked) return false;
+    picked->lineage.sources.push_back(m.values[pk(m.values.size())].id);
     return true;
   });
   // COLL-1: the group is not the task's ranks, or not made of complete axis groups.
   c.edit<P>("group_differs_from_ranks", "COLL-1", [](P& p, Pick& pk, const AnySnapshot*) {
     const std::int64_t world = world_of(p.mesh);
-    std::vector<DistTask*> ts;
-    for (auto& t : p.tasks)
-      if (t.collective && (t.ranks.size() >= 2 || static_cast<std::int64_t>(t.ranks.size()) < world)) ts.push_back(&t);
-    if (ts.empty()) return false;
-    Indices& g = pk.from(ts)->collective->group;
+    DistTask* const picked = pk.where(p.tasks, [&](auto& t) { return t.collective && (t.ranks.size() >= 2 || static_cast<std::int64_t>(t.ranks.size()) < world); });
+    if (!picked) return false;
+    Indices& g = picked->collective->group;
     if (g.size() >= 2 && (pk(2) || static_cast<std::int64_t>(g.size()) == world)) {
       pk.erase_one(g);
     } else {
@@ -1171,11 +1160,9 @@ void distributed_ops(Catalog& c) {
     return true;
   });
   c.edit<P>("collective_axis_not_in_mesh", "COLL-1", [](P& p, Pick& pk, const AnySnapshot*) {
-    std::vector<DistTask*> ts;
-    for (auto& t : p.tasks)
-      if (t.collective && !read_by_coll4(t)) ts.push_back(&t);
-    if (ts.empty()) return false;
-    pk.from(ts)->collective->axis = pk(2) ? "ep" : "world";
+    DistTask* const picked = pk.where(p.tasks, [&](auto& t) { return t.collective && !read_by_coll4(t); });
+    if (!picked) return false;
+    picked->collective->axis = pk(2) ? "ep" : "world";
     return true;
   });
   // COLL-2: a collective over complete pp groups (so COLL-1 holds) spans pipeline stages.
@@ -1341,11 +1328,9 @@ void distributed_ops(Catalog& c) {
   c.edit<P>("dp_gradient_sum_twice_or_max", "COLL-4", sum_twice_or_max("dp"));
   c.derived();
   c.edit<P>("receive_not_after_send", "P2P-2", [](P& p, Pick& pk, const AnySnapshot*) {
-    std::vector<DistTask*> ts;
-    for (auto& t : p.tasks)
-      if (t.kind == TaskKind::recv) ts.push_back(&t);
-    if (ts.empty()) return false;
-    DistTask& t = *pk.from(ts);
+    DistTask* const picked = pk.where(p.tasks, [&](auto& t) { return t.kind == TaskKind::recv; });
+    if (!picked) return false;
+    DistTask& t = *picked;
     t.dependencies.erase(std::find(t.dependencies.begin(), t.dependencies.end(), *t.peer));
     return true;
   });
@@ -1384,20 +1369,16 @@ void distributed_ops(Catalog& c) {
   }, std::nullopt, {"WORK-2"});
   // VOL-1: a collective's payload is not the bytes of the value it names.
   c.edit<P>("payload_not_value_bytes", "VOL-1", [](P& p, Pick& pk, const AnySnapshot*) {
-    std::vector<DistTask*> ts;
-    for (auto& t : p.tasks)
-      if (t.collective && !t.value.empty()) ts.push_back(&t);
-    if (ts.empty()) return false;
-    auto& col = *pk.from(ts)->collective;
+    DistTask* const picked = pk.where(p.tasks, [&](auto& t) { return t.collective && !t.value.empty(); });
+    if (!picked) return false;
+    auto& col = *picked->collective;
     col.message_bytes = pk(2) ? col.message_bytes + Expr(2LL) : col.message_bytes * Expr(make_rat(1, 2));
     return true;
   });
   c.edit<P>("collective_of_unknown_value", "VOL-1", [](P& p, Pick& pk, const AnySnapshot*) {
-    std::vector<DistTask*> ts;
-    for (auto& t : p.tasks)
-      if (t.collective) ts.push_back(&t);
-    if (ts.empty()) return false;
-    pk.from(ts)->value = "v:ghost" + std::to_string(pk(10));
+    DistTask* const picked = pk.where(p.tasks, [&](auto& t) { return t.collective.has_value(); });
+    if (!picked) return false;
+    picked->value = "v:ghost" + std::to_string(pk(10));
     return true;
   });
   // SHARD-1: a shard of an unknown value, or of a dimension the pieces do not divide.
@@ -1569,20 +1550,16 @@ void portable_ops(Catalog& c) {
     }
   });
   c.edit<P>("output_listed_twice", "REF-2", [](P& p, Pick& pk, const AnySnapshot*) {
-    std::vector<PortableTask*> ts;
-    for (auto& t : p.tasks)
-      if (!t.outputs.empty()) ts.push_back(&t);
-    if (ts.empty()) return false;
-    auto& o = pk.from(ts)->outputs;
+    PortableTask* const picked = pk.where(p.tasks, [&](auto& t) { return !t.outputs.empty(); });
+    if (!picked) return false;
+    auto& o = picked->outputs;
     o.push_back(o[pk(o.size())]);
     return true;
   });
   c.edit<P>("consumer_dropped", "BUF-1", [](P& p, Pick& pk, const AnySnapshot*) {
-    std::vector<PortableBuffer*> bs;
-    for (auto& b : p.buffers)
-      if (!b.consumers.empty()) bs.push_back(&b);
-    if (bs.empty()) return false;
-    auto& cs = pk.from(bs)->consumers;
+    PortableBuffer* const picked = pk.where(p.buffers, [&](auto& b) { return !b.consumers.empty(); });
+    if (!picked) return false;
+    auto& cs = picked->consumers;
     pk.erase_one(cs);
     return true;
   });
@@ -1597,11 +1574,9 @@ void portable_ops(Catalog& c) {
     return true;
   });
   c.edit<P>("consumers_unsorted", "BUF-1", [](P& p, Pick& pk, const AnySnapshot*) {
-    std::vector<PortableBuffer*> bs;
-    for (auto& b : p.buffers)
-      if (b.consumers.size() >= 2) bs.push_back(&b);
-    if (bs.empty()) return false;
-    auto& cs = pk.from(bs)->consumers;
+    PortableBuffer* const picked = pk.where(p.buffers, [&](auto& b) { return b.consumers.size() >= 2; });
+    if (!picked) return false;
+    auto& cs = picked->consumers;
     std::reverse(cs.begin(), cs.end());
     return true;
   });
@@ -1616,11 +1591,9 @@ void portable_ops(Catalog& c) {
     return true;
   });
   c.edit<P>("produced_given_buffer", "BUF-2", [](P& p, Pick& pk, const AnySnapshot*) {
-    std::vector<PortableBuffer*> bs;
-    for (auto& b : p.buffers)
-      if (b.producer) bs.push_back(&b);
-    if (bs.empty()) return false;
-    pk.from(bs)->storage = pk(2) ? Storage::input : Storage::constant;
+    PortableBuffer* const picked = pk.where(p.buffers, [&](auto& b) { return b.producer.has_value(); });
+    if (!picked) return false;
+    picked->storage = pk(2) ? Storage::input : Storage::constant;
     return true;
   });
   c.edit<P>("unproduced_transient", "BUF-2", [](P& p, Pick& pk, const AnySnapshot*) {
@@ -1714,11 +1687,9 @@ void portable_ops(Catalog& c) {
   });
   c.edit<P>("task_from_two_sources", "WORK-1", [](P& p, Pick& pk, const AnySnapshot* parent) {
     const auto& d = std::get<Snapshot<DistributedTaskIR>>(*parent).payload;
-    std::vector<PortableTask*> ts;  // without effects (EFFECT-4 compares them to one source's)
-    for (auto& x : p.tasks)
-      if (x.effects.empty()) ts.push_back(&x);
-    if (ts.empty()) return false;
-    auto& t = *pk.from(ts);
+    PortableTask* const picked = pk.where(p.tasks, [&](auto& x) { return x.effects.empty(); });  // without effects (EFFECT-4 compares them to one source's)
+    if (!picked) return false;
+    auto& t = *picked;
     t.lineage.sources.push_back(d.tasks[pk(d.tasks.size())].id);
     return true;
   });
@@ -1844,11 +1815,9 @@ void portable_ops(Catalog& c) {
   // inference shape's per-rank state size.
   c.edit<P>("kv_buffer_resized", "KV-2", [](P& p, Pick& pk, const AnySnapshot*) {
     using M = MemoryCategory;
-    std::vector<MemoryFact*> kv;
-    for (auto& f : p.memory)
-      if (f.category == M::kv_cache && !f.buffers.empty()) kv.push_back(&f);
-    if (kv.empty()) return false;
-    MemoryFact& f = *pk.from(kv);
+    MemoryFact* const picked = pk.where(p.memory, [&](auto& f) { return f.category == M::kv_cache && !f.buffers.empty(); });
+    if (!picked) return false;
+    MemoryFact& f = *picked;
     const Expr delta(static_cast<long long>(pk(2) ? 64 : -1));
     auto& size = p.buffers[static_cast<std::size_t>(f.buffers[pk(f.buffers.size())])].size;
     size = size + delta;
@@ -1862,11 +1831,9 @@ void portable_ops(Catalog& c) {
     using M = MemoryCategory;
     const auto& d = std::get<Snapshot<DistributedTaskIR>>(*parent).payload;
     if (!d.inference) return false;
-    std::vector<MemoryFact*> ws;
-    for (auto& f : p.memory)
-      if (f.category == M::workspace && f.buffers.size() == 1) ws.push_back(&f);
-    if (ws.empty()) return false;
-    MemoryFact& f = *pk.from(ws);
+    MemoryFact* const picked = pk.where(p.memory, [&](auto& f) { return f.category == M::workspace && f.buffers.size() == 1; });
+    if (!picked) return false;
+    MemoryFact& f = *picked;
     auto& size = p.buffers[static_cast<std::size_t>(f.buffers[0])].size;
     // the bound is at least b q H e = one activation; the buffer drops to half of it
     const Expr target = Expr(d.inference->batch * d.inference->query * d.inference->hidden * Expr(make_rat(1, 2)));
@@ -1895,11 +1862,9 @@ void portable_ops(Catalog& c) {
   // CAPM-2: a stage's total exceeds its capacity.
   c.edit<P>("over_capacity", "CAPM-2", [](P& p, Pick& pk, const AnySnapshot*) {
     using M = MemoryCategory;
-    std::vector<MemoryFact*> caps;
-    for (auto& f : p.memory)
-      if (f.category == M::capacity) caps.push_back(&f);
-    if (caps.empty()) return false;
-    MemoryFact& cap = *pk.from(caps);
+    MemoryFact* const picked = pk.where(p.memory, [&](auto& f) { return f.category == M::capacity; });
+    if (!picked) return false;
+    MemoryFact& cap = *picked;
     for (const auto& f : p.memory)
       if (f.category == M::total && f.stage == cap.stage) cap.bytes = f.bytes - Expr(static_cast<long long>(1 + pk(100)));
     return true;
@@ -2011,11 +1976,9 @@ void bind_ops(Catalog& c) {
     if (!parent || parent->index() != 2) return false;
     std::map<std::string_view, std::int64_t> need;
     for (const auto& pb : std::get<2>(*parent).payload.buffers) need.emplace(pb.id, pb.alignment);
-    std::vector<ConcreteBuffer*> bs;
-    for (auto& b : p.buffers)
-      if (b.lineage.sources.size() == 1 && need.count(b.lineage.sources[0]) && need[b.lineage.sources[0]] >= 2) bs.push_back(&b);
-    if (bs.empty()) return false;
-    ConcreteBuffer& b = *pk.from(bs);
+    ConcreteBuffer* const picked = pk.where(p.buffers, [&](auto& b) { return b.lineage.sources.size() == 1 && need.count(b.lineage.sources[0]) && need[b.lineage.sources[0]] >= 2; });
+    if (!picked) return false;
+    ConcreteBuffer& b = *picked;
     b.alignment = need[b.lineage.sources[0]] / 2;
     return true;
   });
@@ -2243,11 +2206,9 @@ void concrete_ops(Catalog& c) {
   });
   // ALIGN-1: raise a buffer's alignment to twice the lowest set bit of its offset.
   c.edit<P>("misaligned_offset", "ALIGN-1", [](P& p, Pick& pk, const AnySnapshot*) {
-    std::vector<ConcreteBuffer*> bs;
-    for (auto& b : p.buffers)
-      if (b.offset > 0 && b.offset < (Int(1) << 60)) bs.push_back(&b);
-    if (bs.empty()) return false;
-    ConcreteBuffer& b = *pk.from(bs);
+    ConcreteBuffer* const picked = pk.where(p.buffers, [&](auto& b) { return b.offset > 0 && b.offset < (Int(1) << 60); });
+    if (!picked) return false;
+    ConcreteBuffer& b = *picked;
     std::int64_t low = 1;
     while ((b.offset % (2 * low)) == 0) low *= 2;
     b.alignment = 2 * low;
@@ -2572,11 +2533,9 @@ void timeline_ops(Catalog& c) {
   });
   // TIME-2: an interval off the critical path ends before it starts.
   c.edit<P>("interval_reversed", "TIME-2", [](P& t, Pick& pk, const AnySnapshot*) {
-    std::vector<Interval*> xs;
-    for (auto& x : t.intervals)
-      if (!contains(t.critical_path, x.command)) xs.push_back(&x);
-    if (xs.empty()) return false;
-    Interval& x = *pk.from(xs);
+    Interval* const picked = pk.where(t.intervals, [&](auto& x) { return !contains(t.critical_path, x.command); });
+    if (!picked) return false;
+    Interval& x = *picked;
     x.end = x.start - make_rat(1, static_cast<long long>(1 + pk(4)));
     return true;
   });
@@ -2701,29 +2660,23 @@ void machine_ops(Catalog& c) {
     return true;
   });
   c.edit<P>("call_with_token", "MACHINE-4", [](P& m, Pick& pk, const AnySnapshot*) {
-    std::vector<Instruction*> xs;
-    for (auto& x : m.instructions)
-      if (x.op == MachineOp::call || x.op == MachineOp::copy) xs.push_back(&x);
-    if (xs.empty()) return false;
-    pk.from(xs)->token = static_cast<Index>(pk(4));
+    Instruction* const picked = pk.where(m.instructions, [&](auto& x) { return x.op == MachineOp::call || x.op == MachineOp::copy; });
+    if (!picked) return false;
+    picked->token = static_cast<Index>(pk(4));
     return true;
   });
   c.edit<P>("sync_without_token", "MACHINE-4", [](P& m, Pick& pk, const AnySnapshot*) {
-    std::vector<Instruction*> xs;
-    for (auto& x : m.instructions)
-      if (x.token) xs.push_back(&x);
-    if (xs.empty()) return false;
-    pk.from(xs)->token.reset();
+    Instruction* const picked = pk.where(m.instructions, [&](auto& x) { return x.token.has_value(); });
+    if (!picked) return false;
+    picked->token.reset();
     return true;
   });
   c.edit<P>("sync_on_foreign_token", "MACHINE-4", [](P& m, Pick& pk, const AnySnapshot* parent) {
     if (!parent) return false;
     const auto& plan = std::get<Snapshot<ConcretePlanIR>>(*parent).payload;
-    std::vector<Instruction*> xs;
-    for (auto& x : m.instructions)
-      if (x.token) xs.push_back(&x);
-    if (xs.empty()) return false;
-    Instruction& x = *pk.from(xs);
+    Instruction* const picked = pk.where(m.instructions, [&](auto& x) { return x.token.has_value(); });
+    if (!picked) return false;
+    Instruction& x = *picked;
     const Command& cmd = plan.commands[static_cast<std::size_t>(x.command)];
     const Indices& own = x.op == MachineOp::signal ? cmd.signals : cmd.waits;
     Indices foreign;
