@@ -8,6 +8,14 @@
 //   4 strategy  the strategy loaders (TOML, Calculon execution JSON)
 //   5 system    the system loaders (TOML, Calculon system JSON)
 //   6 megatron  Megatron-LM flag parsing (arguments split at NUL bytes)
+//   7 transition  verify_transition on a parent and a child (`plancert verify --parent`): the
+//               input is the parent's text, a record separator byte (0x1E, which JSON text
+//               cannot hold unescaped), then the child's. Both are resealed
+//               (the digest each decoded from its bytes replaces the stated one, and a child
+//               with one parent lists the parent's), so a mutated payload still reaches the
+//               transition checks instead of stopping at DIGEST-1 or DIGEST-3; as the
+//               contract in verify.h requires, the transition runs only once verify_snapshot
+//               has accepted both.
 // Every rejection must be an InputError (a diagnostic with a code); anything else that
 // escapes (another exception, a crash, a sanitizer report) is a finding.
 #include "core/diag.h"
@@ -21,6 +29,7 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace {
@@ -29,6 +38,27 @@ namespace {
 std::string file_name(std::uint8_t b) {
   static const char* kNames[] = {"fuzz.toml", "config.json", "calculon.json"};
   return kNames[b % 3];
+}
+
+// The digest a snapshot of any layer carries.
+std::string& digest_of_any(plancert::AnySnapshot& s) {
+  return std::visit([](auto& x) -> std::string& { return x.digest; }, s);
+}
+
+// Target 7: see the header comment.
+void run_transition(std::string_view in) {
+  using namespace plancert;
+  const std::size_t cut = in.find('\x1e');
+  if (cut == std::string_view::npos) return;
+  std::string parent_digest, child_digest;
+  AnySnapshot parent = decode_snapshot(in.substr(0, cut), &parent_digest);
+  AnySnapshot child = decode_snapshot(in.substr(cut + 1), &child_digest);
+  digest_of_any(parent) = parent_digest;
+  digest_of_any(child) = child_digest;
+  std::visit([&](auto& c) {
+    if (c.parents.size() == 1) c.parents[0] = parent_digest;
+  }, child);
+  if (verify_snapshot(parent, parent_digest).ok() && verify_snapshot(child, child_digest).ok()) (void)verify_transition(parent, child);
 }
 
 void run(std::string_view in) {
@@ -49,6 +79,7 @@ void run(std::string_view in) {
     case 5:
       if (!in.empty()) (void)frontend::parse_system(in.substr(1), file_name(static_cast<std::uint8_t>(in[0])));
       break;
+    case 7: run_transition(in); break;
     default: {
       std::vector<std::string> args(1);
       for (char c : in) {
