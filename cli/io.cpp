@@ -10,6 +10,7 @@
 #include <sodium.h>
 #include <sys/wait.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -129,24 +130,77 @@ bool tunables_request_huge_pool(std::string_view tunables) {
   return on;
 }
 
-std::uintmax_t huge_pool_available_bytes(std::string_view meminfo) {
-  auto field = [&](std::string_view name) -> std::uintmax_t {  // the number after "name:" at the start of a line
-    for (std::size_t at = 0; at < meminfo.size();) {
-      const std::size_t end = std::min(meminfo.find('\n', at), meminfo.size());
-      if (const std::string_view line = meminfo.substr(at, end - at); line.size() > name.size() && line.rfind(name, 0) == 0 && line[name.size()] == ':') {
-        std::string_view rest = line.substr(name.size() + 1);
-        rest.remove_prefix(std::min(rest.find_first_not_of(' '), rest.size()));
-        std::uintmax_t v = 0;
-        const auto [p, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), v);
-        return ec == std::errc() ? v : 0;
-      }
-      at = end + 1;
+std::uintmax_t meminfo_field(std::string_view meminfo, std::string_view name) {
+  for (std::size_t at = 0; at < meminfo.size();) {
+    const std::size_t end = std::min(meminfo.find('\n', at), meminfo.size());
+    if (const std::string_view line = meminfo.substr(at, end - at); line.size() > name.size() && line.rfind(name, 0) == 0 && line[name.size()] == ':') {
+      std::string_view rest = line.substr(name.size() + 1);
+      rest.remove_prefix(std::min(rest.find_first_not_of(' '), rest.size()));
+      std::uintmax_t v = 0;
+      const auto [p, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), v);
+      return ec == std::errc() ? v : 0;
     }
-    return 0;
-  };
-  const std::uintmax_t unused = field("HugePages_Free"), reserved = field("HugePages_Rsvd"), kib = field("Hugepagesize");
+    at = end + 1;
+  }
+  return 0;
+}
+
+std::uintmax_t huge_pool_available_bytes(std::string_view meminfo) {
+  const std::uintmax_t unused = meminfo_field(meminfo, "HugePages_Free"), reserved = meminfo_field(meminfo, "HugePages_Rsvd"),
+                       kib = meminfo_field(meminfo, "Hugepagesize");
   const std::uintmax_t pages = unused > reserved ? unused - reserved : 0;  // free pages already promised to a mapping are not available
   return kib != 0 && pages <= UINTMAX_MAX / 1024 / kib ? pages * kib * 1024 : 0;
+}
+
+std::uintmax_t address_space_cap(std::string_view meminfo, std::uintmax_t cgroup_bytes) {
+  const std::uintmax_t avail = meminfo_field(meminfo, "MemAvailable"), swap = meminfo_field(meminfo, "SwapFree");
+  if (avail == 0 || avail > UINTMAX_MAX / 2048 || swap > UINTMAX_MAX / 2048) return 0;
+  const std::uintmax_t machine = (avail + swap) * 1024;
+  return cgroup_bytes != 0 && cgroup_bytes < machine ? cgroup_bytes : machine;
+}
+
+namespace {
+// The memory limit of this process's control group, in bytes (0: none found). cgroup v2's
+// memory.max ("max": none), else cgroup v1's memory.limit_in_bytes (2^62 and more: none).
+std::uintmax_t cgroup_memory_limit() {
+  for (const char* file : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    std::ifstream in(file);
+    std::string text;
+    if (!(in >> text)) continue;
+    std::uintmax_t v = 0;
+    const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    return ec == std::errc() && p == text.data() + text.size() && v < (std::uintmax_t{1} << 62) ? v : 0;
+  }
+  return 0;
+}
+}  // namespace
+
+std::uintmax_t limit_address_space() {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  return 0;  // the sanitizers' shadow memory takes terabytes of address space
+#else
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+  return 0;
+#endif
+#endif
+  const char* env = std::getenv("PLANCERT_ADDRESS_LIMIT");
+  const std::string_view setting = env != nullptr ? env : "";
+  if (setting == "off") return 0;
+  std::uintmax_t cap = 0;
+  if (setting.empty() || setting == "auto") {
+    std::ifstream in("/proc/meminfo");
+    const std::string meminfo((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    cap = address_space_cap(meminfo, cgroup_memory_limit());
+  } else if (const auto [p, ec] = std::from_chars(setting.data(), setting.data() + setting.size(), cap); ec != std::errc() || p != setting.data() + setting.size() || cap == 0) {
+    std::fprintf(stderr, "plancert: PLANCERT_ADDRESS_LIMIT=%.64s ignored (expected auto, off or a number of bytes)\n", env);
+    return 0;
+  }
+  rlimit now{};
+  if (cap == 0 || ::getrlimit(RLIMIT_AS, &now) != 0 || (now.rlim_cur != RLIM_INFINITY && now.rlim_cur <= cap)) return 0;  // a lower limit stays
+  const rlimit want{static_cast<rlim_t>(cap), now.rlim_max};
+  return ::setrlimit(RLIMIT_AS, &want) == 0 ? cap : 0;
+#endif
 }
 
 bool use_huge_pool(std::string_view tunables, std::uintmax_t pool_available_bytes, std::uintmax_t heap_bytes) {

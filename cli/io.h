@@ -102,6 +102,35 @@ struct HeapReserve {
 /// later; the last setting of a tunable counts, as in glibc).
 bool tunables_request_huge_pool(std::string_view tunables);
 
+/// The number after "`name`:" at the start of a line of `meminfo` (the text of `/proc/meminfo`:
+/// kB for sizes, a count for `HugePages_*`); 0 when the line is missing or malformed.
+std::uintmax_t meminfo_field(std::string_view meminfo, std::string_view name);
+
+/// The address-space limit limit_address_space() sets by default: the memory and swap the
+/// machine can give without taking them from other processes (`MemAvailable` + `SwapFree` of
+/// `meminfo`, in bytes: free memory and reclaimable caches), or `cgroup_bytes` (the memory limit
+/// of the process's control group; 0: none) when that is lower; 0 when `meminfo` has no
+/// `MemAvailable` (kernels before 3.14).
+std::uintmax_t address_space_cap(std::string_view meminfo, std::uintmax_t cgroup_bytes);
+
+/// Caps this process's address space (`RLIMIT_AS`) so that a plan which outgrows the machine
+/// ends in `internal error: out of memory` (exit 3, nothing written) instead of the kernel's
+/// OOM killer (SIGKILL: no diagnostic, and other processes at risk). `plancert certify` and
+/// `prove` call it: they build plans whose size follows from a few numbers of a configuration
+/// file (a model of 9,600,000 layers had taken 6 GB after 46 s, and went on, on session 41's machine), while
+/// `verify` reads at most `--max-bytes`.
+///
+/// The environment variable `PLANCERT_ADDRESS_LIMIT` chooses the cap: `auto` (also when unset
+/// or empty) address_space_cap() of `/proc/meminfo` and the control group's `memory.max` (v2)
+/// or `memory.limit_in_bytes` (v1); a number of bytes; or `off` (no cap). Anything else is
+/// ignored with a one-line warning on stderr. A lower limit already set (`ulimit -v`) stays,
+/// and sanitizer builds set none (their shadow memory takes terabytes of address space). The
+/// cap is taken once, at the start: memory that other processes take later can still bring
+/// the OOM killer first, and address space reserved but never touched counts against it (the
+/// heap reserve of cli::prepare_large_run() is the heap's first part, so it is touched before
+/// the heap grows past it). Returns the limit set, or 0 when none was.
+std::uintmax_t limit_address_space();
+
 /// Available bytes of the kernel's huge page pool, `HugePages_Free` less `HugePages_Rsvd` (free
 /// pages promised to mappings already) times `Hugepagesize`, read from `meminfo` (the text of
 /// `/proc/meminfo`); 0 when the free count or the page size is missing or malformed.

@@ -3,6 +3,7 @@
 #include "cli/commands.h"
 #include "cli/fuzz_cmd.h"
 #include "cli/infer_cmd.h"
+#include "cli/io.h"
 #include "cli/prove_cmd.h"
 #include "core/diag.h"
 #include "core/expr.h"
@@ -69,6 +70,7 @@ int main(int argc, char** argv) {
   try {
     if (*verify) return cli::run_verify(vo);
     if (*fuzz) return cli::run_fuzz(fo);
+    if (*prove || *certify) cli::limit_address_space();  // plans sized by a few numbers of a configuration file (cli/io.h)
     if (*prove) {
       po.megatron = prove->remaining();
       return cli::run_prove(po);

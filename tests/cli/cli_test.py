@@ -769,6 +769,60 @@ def certify_failure_writes_nothing(tmp: Path):
     check(sorted(p.name for p in tmp.iterdir()) == ["out", "tp5.json"], f"no stray (temporary) files: {sorted(os.listdir(tmp))}")
 
 
+@case
+def certify_address_limit(tmp: Path):
+    """A model of 9,600,000 layers (the native gpt3-175B example, layers edited) asks for far
+    more memory than any machine has. Under PLANCERT_ADDRESS_LIMIT=1 GiB certify ends in one
+    line `internal error: out of memory (...)`, exit 3, with --out left as it was; by default
+    (unset) plancert caps its own address space at what the machine can give (finite, and no
+    more than MemTotal + SwapTotal), so the OOM killer does not end it without a word; a
+    malformed setting is ignored with a warning (cli/io.h, limit_address_space)."""
+    text = (ROOT / "examples/native/gpt3-175b.model.toml").read_text(encoding="utf-8")
+    huge = re.sub(r"(?m)^layers = 96\b", "layers = 9600000", text)
+    check(huge != text, "the example's layers line changed: update this test")
+    model = write(tmp, "huge.model.toml", huge.encode())
+    args = [PLANCERT, "certify", "--model", str(model), "--strategy", str(ROOT / "examples/native/seqsel.strategy.toml"),
+            "--system", str(ROOT / "examples/native/a100.system.toml")]
+    out = tmp / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("pre-existing\n")
+    env = dict(os.environ, PLANCERT_ADDRESS_LIMIT=str(1 << 30))
+    r = subprocess.run([*args, "--out", str(out)], capture_output=True, env=env, timeout=300)
+    err = r.stderr.decode("utf-8", "replace")
+    check(r.returncode == 3, f"expected exit 3 under a 1 GiB cap, got {r.returncode}\n{err[-2000:]}")
+    check(len(err.splitlines()) == 1 and err.startswith("internal error: out of memory ("), f"expected one out-of-memory line\n{err[-2000:]}")
+    check(sorted(p.name for p in out.iterdir()) == ["keep.txt"], f"--out must be left as it was: {sorted(os.listdir(out))}")
+
+    # The default: read the running process's limit, then stop it (it would fill the cap).
+    env = {k: v for k, v in os.environ.items() if k != "PLANCERT_ADDRESS_LIMIT"}
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=tmp)
+    limit = None
+    try:
+        deadline = time.monotonic() + 20
+        while limit is None and time.monotonic() < deadline and proc.poll() is None:
+            try:
+                lines = Path(f"/proc/{proc.pid}/limits").read_text().splitlines()
+            except OSError:
+                break
+            soft = next(ln.split()[3] for ln in lines if ln.startswith("Max address space"))
+            if soft != "unlimited":
+                limit = int(soft)
+            else:
+                time.sleep(0.02)
+    finally:
+        proc.kill()
+        proc.wait()
+    meminfo = dict((ln.split(":")[0], int(ln.split()[1])) for ln in Path("/proc/meminfo").read_text().splitlines() if ln.split()[1:2] and ln.split()[1].isdigit())
+    machine = (meminfo["MemTotal"] + meminfo.get("SwapTotal", 0)) * 1024
+    check(limit is not None, "the default run set no address-space limit")
+    check(0 < limit <= machine, f"the default limit {limit} must be positive and at most MemTotal + SwapTotal ({machine})")
+    print(f"  default cap {limit >> 20} MiB (MemTotal + SwapTotal {machine >> 20} MiB)")
+
+    r = subprocess.run([PLANCERT, "certify"], capture_output=True, env=dict(os.environ, PLANCERT_ADDRESS_LIMIT="lots"), cwd=tmp, timeout=300)
+    err = r.stderr.decode("utf-8", "replace")
+    check(r.returncode == 0 and "PLANCERT_ADDRESS_LIMIT=lots ignored" in err, f"a malformed setting is ignored with a warning\nexit {r.returncode}\n{err[-2000:]}")
+
+
 # ---------------------------------------------------------------------------
 # (f) --format json
 

@@ -295,6 +295,30 @@ TEST(HugePool, AvailableBytesAreUnreservedFreePagesTimesThePageSize) {
   EXPECT_EQ(huge_pool_available_bytes(""), 0u);
 }
 
+TEST(AddressLimit, MeminfoFieldIsTheNumberAfterTheNameAtALineStart) {
+  const std::string meminfo = "MemTotal:       24683744 kB\nMemFree:  100 kB\nMemAvailable:   23000000 kB\nSwapFree: 0 kB\n";
+  EXPECT_EQ(meminfo_field(meminfo, "MemTotal"), 24683744u);
+  EXPECT_EQ(meminfo_field(meminfo, "MemAvailable"), 23000000u);
+  EXPECT_EQ(meminfo_field(meminfo, "MemFree"), 100u);
+  EXPECT_EQ(meminfo_field(meminfo, "Mem"), 0u);         // a prefix of a name is not the name
+  EXPECT_EQ(meminfo_field(meminfo, "Available"), 0u);   // nor a suffix
+  EXPECT_EQ(meminfo_field(meminfo, "SwapTotal"), 0u);   // missing
+  EXPECT_EQ(meminfo_field("X: y kB\n", "X"), 0u);       // not a number
+  EXPECT_EQ(meminfo_field("", "X"), 0u);
+}
+
+TEST(AddressLimit, CapIsAvailableMemoryAndSwapOrTheLowerControlGroupLimit) {
+  const std::string meminfo = "MemTotal: 24683744 kB\nMemAvailable: 20000000 kB\nSwapTotal: 4000000 kB\nSwapFree: 1000000 kB\n";
+  const std::uintmax_t machine = std::uintmax_t{21000000} * 1024;  // available memory and free swap, not the totals
+  EXPECT_EQ(address_space_cap(meminfo, 0), machine);
+  EXPECT_EQ(address_space_cap(meminfo, std::uintmax_t{8} << 30), std::uintmax_t{8} << 30);  // a container's smaller limit
+  EXPECT_EQ(address_space_cap(meminfo, machine + 1), machine);                              // a larger one changes nothing
+  EXPECT_EQ(address_space_cap("MemAvailable: 1000 kB\n", 0), 1000u * 1024);                // no swap line: none
+  EXPECT_EQ(address_space_cap("MemTotal: 24683744 kB\n", 0), 0u);                          // no MemAvailable: no cap
+  EXPECT_EQ(address_space_cap("MemAvailable: 99999999999999999 kB\n", 0), 0u);             // bytes beyond 64 bits: no cap
+  EXPECT_EQ(address_space_cap("", std::uintmax_t{1} << 30), 0u);
+}
+
 TEST(HugePool, IsUsedOnlyWhenAskedForAndLargeEnough) {
   constexpr std::uintmax_t heap = heap_for_input(std::uintmax_t{440} << 20);  // the 1M-command plan: a pool of 880 MiB
   EXPECT_TRUE(use_huge_pool("glibc.malloc.hugetlb=2", std::uintmax_t{1} << 30, heap));
