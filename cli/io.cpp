@@ -177,30 +177,35 @@ std::uintmax_t cgroup_memory_limit() {
 
 std::uintmax_t limit_address_space() {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  return 0;  // the sanitizers' shadow memory takes terabytes of address space
-#else
-#if defined(__has_feature)
+  constexpr bool sanitized = true;  // the sanitizers' shadow memory takes terabytes of address space
+#elif defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
-  return 0;
+  constexpr bool sanitized = true;
+#else
+  constexpr bool sanitized = false;
 #endif
+#else
+  constexpr bool sanitized = false;
 #endif
   const char* env = std::getenv("PLANCERT_ADDRESS_LIMIT");
   const std::string_view setting = env != nullptr ? env : "";
-  if (setting == "off") return 0;
   std::uintmax_t cap = 0;
   if (setting.empty() || setting == "auto") {
     std::ifstream in("/proc/meminfo");
     const std::string meminfo((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     cap = address_space_cap(meminfo, cgroup_memory_limit());
-  } else if (const auto [p, ec] = std::from_chars(setting.data(), setting.data() + setting.size(), cap); ec != std::errc() || p != setting.data() + setting.size() || cap == 0) {
+  } else if (const auto [p, ec] = std::from_chars(setting.data(), setting.data() + setting.size(), cap);
+             setting != "off" && (ec != std::errc() || p != setting.data() + setting.size() || cap == 0)) {
     std::fprintf(stderr, "plancert: PLANCERT_ADDRESS_LIMIT=%.64s ignored (expected auto, off or a number of bytes)\n", env);
-    return 0;
+    cap = 0;
   }
   rlimit now{};
-  if (cap == 0 || ::getrlimit(RLIMIT_AS, &now) != 0 || (now.rlim_cur != RLIM_INFINITY && now.rlim_cur <= cap)) return 0;  // a lower limit stays
+  const bool known = ::getrlimit(RLIMIT_AS, &now) == 0;
+  const std::uintmax_t current = known && now.rlim_cur != RLIM_INFINITY ? static_cast<std::uintmax_t>(now.rlim_cur) : 0;
+  if (cap == 0 || (current != 0 && current <= cap)) return current;  // a lower limit stays, and is the room
+  if (sanitized) return cap;                                          // the room, without the limit
   const rlimit want{static_cast<rlim_t>(cap), now.rlim_max};
-  return ::setrlimit(RLIMIT_AS, &want) == 0 ? cap : 0;
-#endif
+  return known && ::setrlimit(RLIMIT_AS, &want) == 0 ? cap : current;
 }
 
 bool use_huge_pool(std::string_view tunables, std::uintmax_t pool_available_bytes, std::uintmax_t heap_bytes) {

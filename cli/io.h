@@ -128,7 +128,9 @@ std::uintmax_t address_space_cap(std::string_view meminfo, std::uintmax_t cgroup
 /// cap is taken once, at the start: memory that other processes take later can still bring
 /// the OOM killer first, and address space reserved but never touched counts against it (the
 /// heap reserve of cli::prepare_large_run() is the heap's first part, so it is touched before
-/// the heap grows past it). Returns the limit set, or 0 when none was.
+/// the heap grows past it). Returns the memory room (passes/frontend/room.h, CONFIG-8): the limit
+/// now in force (the cap set, or a lower one already in place; in sanitizer builds the cap that
+/// was not set), or 0 when there is none.
 std::uintmax_t limit_address_space();
 
 /// Available bytes of the kernel's huge page pool, `HugePages_Free` less `HugePages_Rsvd` (free

@@ -8,6 +8,7 @@
 #include "core/diag.h"
 #include "core/expr.h"
 #include "passes/emit/emit.h"
+#include "passes/frontend/room.h"
 
 #include <CLI/CLI.hpp>
 
@@ -70,7 +71,7 @@ int main(int argc, char** argv) {
   try {
     if (*verify) return cli::run_verify(vo);
     if (*fuzz) return cli::run_fuzz(fo);
-    if (*prove || *certify) cli::limit_address_space();  // plans sized by a few numbers of a configuration file (cli/io.h)
+    if (*prove || *certify) frontend::set_memory_room(cli::limit_address_space());  // plans sized by a few numbers of a configuration file (cli/io.h, CONFIG-8)
     if (*prove) {
       po.megatron = prove->remaining();
       return cli::run_prove(po);

@@ -1547,6 +1547,11 @@ def build(chain: Chain) -> Corpus:
     k.args("CONFIG-7", "megatron-flag-twice", "--micro-batch-size given twice",
            ["certify", "--micro-batch-size", "1", "--micro-batch-size", "2"], 2)
     k.args("CONFIG-7", "megatron-value-not-integer", "--micro-batch-size x", ["certify", "--micro-batch-size", "x"], 2)
+    model_case("CONFIG-8", "layers-beyond-any-memory", "a Calculon model of 3 x 8 x 2^34 blocks: its ModelIR alone needs at least 2.7 PiB",
+               cj(dict(calc_model, num_blocks=3 * 8 * 2**34)))
+    k.args("CONFIG-8", "microbatches-beyond-any-memory", "2^40 - 1 microbatches: the pipeline schedule alone needs at least 48 TiB",
+           ["certify", "--tensor-model-parallel-size", "1", "--pipeline-model-parallel-size", "1", "--data-parallel-size", "1",
+            "--micro-batch-size", "1", "--global-batch-size", str(2**40 - 1), "--fp16"], 2)
     return k
 
 

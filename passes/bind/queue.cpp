@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // BindQueueTargetPass (see bind.h): instances, issue order, queues, tokens, memory planner.
 #include "passes/bind/common.h"
+#include "passes/frontend/room.h"
 
 #include <algorithm>
 #include <charconv>
@@ -124,6 +125,13 @@ ConcretePlanIR bind_queue(const PortablePlanIR& p, const TargetProfile& t, const
   c.world_size = dep.devices;
   c.bindings = binding_list(p, opt.bindings);
   const Placement pl = class_devices(p, t);
+  // CONFIG-8 (passes/frontend/room.h): a command for each instance of each task on each of its
+  // devices, before any per-instance table is allocated.
+  std::uintmax_t commands = 0;
+  for (std::size_t i = 0; i < nt; ++i)
+    commands = frontend::saturating_sum({commands, frontend::saturating_product({pl.of_task[i].size(), static_cast<std::uintmax_t>(p.tasks[i].repeat)})});
+  frontend::require_room(frontend::saturating_product({commands, sizeof(Command)}), "",
+                         "binding to queues: a ConcretePlanIR of " + std::to_string(commands) + " commands (each portable task's repeat count on each of its devices)");
   c.devices = pl.devices;
   const std::int64_t space_align = t.spaces.empty() ? 1 : t.spaces[0].alignment;
   add_regions(c, t, space_align);

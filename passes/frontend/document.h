@@ -39,6 +39,7 @@ inline constexpr const char* kRange = "CONFIG-4";        ///< non-positive or ou
 inline constexpr const char* kConsistency = "CONFIG-5";  ///< divisibility / consistency violation
 inline constexpr const char* kUnsupported = "CONFIG-6";  ///< unknown or unsupported value or field
 inline constexpr const char* kFlag = "CONFIG-7";         ///< bad command-line flag
+inline constexpr const char* kRoom = "CONFIG-8";         ///< the derived plan cannot fit the memory room (room.h)
 }  // namespace code
 
 /// Dimensions and degrees must be below this bound (2^40).

@@ -81,7 +81,9 @@ ModelIR build_inference_model_ir(const ModelConfig& cfg, const InferenceWorkload
     x = b.value("input", {Bt, Q, H}, ValueRole::input);
   }
 
+  const std::size_t ops_before = b.m.operations.size(), values_before = b.m.values.size();
   for (std::int64_t l = 0; l < cfg.layers; ++l) {
+    if (l == 1) require_layers_room(b.m, ops_before, values_before, cfg);
     const std::string L = std::to_string(l), p = "L" + L + ".";
     Index h1 = norm(p + "ln1", L, x);
     Index q, k, v;

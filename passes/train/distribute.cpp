@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "passes/train/distribute.h"
 
+#include "passes/frontend/room.h"
 #include "passes/train/model_builder.h"
 
 #include <algorithm>
@@ -66,6 +67,7 @@ class Distributor {
 
   DistributedTaskIR run() {
     classify();
+    require_room();
     out_.schedule = pipeline_schedule(p_, v_, mb_);
     for (std::int64_t g = 0; g < p_ * v_; ++g) forward_chain(g);
     for (std::int64_t g = p_ * v_ - 1; g >= 0; --g) backward_chain(g);
@@ -75,6 +77,20 @@ class Distributor {
   }
 
  private:
+  // CONFIG-8 (passes/frontend/room.h), before anything large is built: the schedule has
+  // 2 m v steps on each of the p stages, and every operation gives at least one task whose rank
+  // list holds the t dp ranks of its stage.
+  void require_room() const {
+    using frontend::saturating_product, frontend::saturating_sum;
+    const auto u = [](std::int64_t x) { return static_cast<std::uintmax_t>(x); };
+    frontend::require_room(saturating_product({u(p_), 2, u(mb_), u(v_), sizeof(Step)}), s_.source, "global_batch",
+                           "a pipeline schedule of " + std::to_string(mb_) + " microbatches x " + std::to_string(v_) + " chunks x 2 steps on each of " +
+                               std::to_string(p_) + " stages");
+    frontend::require_room(saturating_product({ops_.size(), saturating_sum({sizeof(DistTask), saturating_product({u(t_), u(dp_), sizeof(Index)})})}), s_.source, "dp",
+                           "a DistributedTaskIR of at least " + std::to_string(ops_.size()) + " tasks, each with a rank list of tp x dp = " +
+                               std::to_string(t_) + " x " + std::to_string(dp_) + " ranks");
+  }
+
   // ---- model analysis -------------------------------------------------------------------
   void classify() {
     std::int64_t layers = 0;

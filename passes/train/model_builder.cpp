@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "passes/train/model_builder.h"
 
+#include "passes/frontend/room.h"
 #include "verifiers/gate.h"
 
 #include <algorithm>
@@ -118,6 +119,13 @@ Expr elements(const ModelValue& v) {
   return n;
 }
 
+void require_layers_room(const ModelIR& model, std::size_t operations_before, std::size_t values_before, const frontend::ModelConfig& config) {
+  const std::uintmax_t ops = model.operations.size() - operations_before, values = model.values.size() - values_before;
+  const std::uintmax_t layer = frontend::saturating_sum({ops * sizeof(Operation), values * sizeof(ModelValue)});
+  frontend::require_room(frontend::saturating_product({static_cast<std::uintmax_t>(config.layers), layer}), config.source, "layers",
+                         "a ModelIR of " + std::to_string(config.layers) + " layers of " + std::to_string(ops) + " operations and " + std::to_string(values) + " values each");
+}
+
 ModelIR build_model_ir(const ModelConfig& cfg, const Workload& w, frontend::DType dtype) {
   const std::string dt(frontend::to_string(dtype));
   Builder b(dt, cfg.kv_heads);
@@ -187,7 +195,9 @@ ModelIR build_model_ir(const ModelConfig& cfg, const Workload& w, frontend::DTyp
     x = b.value("input", {B, S, H}, ValueRole::input);
   }
 
+  const std::size_t ops_before = b.m.operations.size(), values_before = b.m.values.size();
   for (std::int64_t l = 0; l < cfg.layers; ++l) {
+    if (l == 1) require_layers_room(b.m, ops_before, values_before, cfg);
     const std::string L = std::to_string(l), p = "L" + L + ".";
     Index h1 = norm(p + "ln1", L, x);
     Index q, k, v;

@@ -88,6 +88,14 @@ class ModelIrBuilder {
 /// Korthikanti et al. 2022.
 ModelIR build_model_ir(const frontend::ModelConfig& model, const Workload& w, frontend::DType dtype);
 
+/// CONFIG-8 (passes/frontend/room.h) at the model's `layers`, called once the first layer is
+/// built (the model had `operations_before` operations and `values_before` values before it):
+/// every layer adds as many operations and values as the first, so the ModelIR holds at least
+/// \f$l\,(o_1 \cdot \mathrm{sizeof(Operation)} + v_1 \cdot \mathrm{sizeof(ModelValue)})\f$ bytes
+/// for \f$l\f$ layers of \f$o_1\f$ operations and \f$v_1\f$ values each (their strings and
+/// expressions not counted). Both model builders (training, inference) call it.
+void require_layers_room(const ModelIR& model, std::size_t operations_before, std::size_t values_before, const frontend::ModelConfig& config);
+
 /// KV-head groups of an operation over t tensor-parallel ranks: \f$t_{kv} = \min(k, t)\f$ for
 /// an operation of layout `kv` (its attribute `kv_heads` is k), t for any other. With
 /// \f$k \ge t\f$ (t divides k) the KV heads split over the t ranks; with \f$k < t\f$ (k divides

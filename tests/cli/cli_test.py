@@ -48,9 +48,9 @@ def check(cond, what):
         raise Failure(what)
 
 
-def run(*args, cwd=None, timeout=120):
+def run(*args, cwd=None, timeout=120, env=None, preexec_fn=None):
     t0 = time.monotonic()
-    r = subprocess.run([PLANCERT, *map(str, args)], capture_output=True, cwd=cwd, timeout=timeout)
+    r = subprocess.run([PLANCERT, *map(str, args)], capture_output=True, cwd=cwd, timeout=timeout, env=env, preexec_fn=preexec_fn)
     r.seconds = time.monotonic() - t0
     r.out = r.stdout.decode("utf-8", "replace")
     r.err = r.stderr.decode("utf-8", "replace")
@@ -769,33 +769,39 @@ def certify_failure_writes_nothing(tmp: Path):
     check(sorted(p.name for p in tmp.iterdir()) == ["out", "tp5.json"], f"no stray (temporary) files: {sorted(os.listdir(tmp))}")
 
 
+def edited_gpt3_model(tmp: Path, layers: int) -> Path:
+    """The native gpt3-175B example with `layers` layers, written into `tmp`."""
+    text = (ROOT / "examples/native/gpt3-175b.model.toml").read_text(encoding="utf-8")
+    edited = re.sub(r"(?m)^layers = 96\b", f"layers = {layers}", text)
+    check(edited != text, "the example's layers line changed: update this test")
+    return write(tmp, f"gpt3-{layers}.model.toml", edited.encode())
+
+
+def native_example_args(model: Path) -> list[str]:
+    return ["certify", "--model", str(model), "--strategy", str(ROOT / "examples/native/seqsel.strategy.toml"),
+            "--system", str(ROOT / "examples/native/a100.system.toml")]
+
+
 @case
 def certify_address_limit(tmp: Path):
-    """A model of 9,600,000 layers (the native gpt3-175B example, layers edited) asks for far
-    more memory than any machine has. Under PLANCERT_ADDRESS_LIMIT=1 GiB certify ends in one
-    line `internal error: out of memory (...)`, exit 3, with --out left as it was; by default
-    (unset) plancert caps its own address space at what the machine can give (finite, and no
-    more than MemTotal + SwapTotal), so the OOM killer does not end it without a word; a
-    malformed setting is ignored with a warning (cli/io.h, limit_address_space)."""
-    text = (ROOT / "examples/native/gpt3-175b.model.toml").read_text(encoding="utf-8")
-    huge = re.sub(r"(?m)^layers = 96\b", "layers = 9600000", text)
-    check(huge != text, "the example's layers line changed: update this test")
-    model = write(tmp, "huge.model.toml", huge.encode())
-    args = [PLANCERT, "certify", "--model", str(model), "--strategy", str(ROOT / "examples/native/seqsel.strategy.toml"),
-            "--system", str(ROOT / "examples/native/a100.system.toml")]
+    """A model of 2,400 layers (the native gpt3-175B example, layers edited) takes about 450 MB
+    to certify, and passes CONFIG-8's lower bound (18 MB). Under PLANCERT_ADDRESS_LIMIT=256 MiB
+    certify ends in one line `internal error: out of memory (...)`, exit 3, with --out left as
+    it was; by default (unset) plancert caps its own address space at what the machine can give
+    (finite, and no more than MemTotal + SwapTotal), so the OOM killer does not end it without a
+    word; a malformed setting is ignored with a warning (cli/io.h, limit_address_space)."""
+    args = native_example_args(edited_gpt3_model(tmp, 2400))
     out = tmp / "out"
     out.mkdir()
     (out / "keep.txt").write_text("pre-existing\n")
-    env = dict(os.environ, PLANCERT_ADDRESS_LIMIT=str(1 << 30))
-    r = subprocess.run([*args, "--out", str(out)], capture_output=True, env=env, timeout=300)
-    err = r.stderr.decode("utf-8", "replace")
-    check(r.returncode == 3, f"expected exit 3 under a 1 GiB cap, got {r.returncode}\n{err[-2000:]}")
-    check(len(err.splitlines()) == 1 and err.startswith("internal error: out of memory ("), f"expected one out-of-memory line\n{err[-2000:]}")
+    r = run(*args, "--out", out, env=dict(os.environ, PLANCERT_ADDRESS_LIMIT=str(256 << 20)), timeout=300)
+    check(r.returncode == 3, f"expected exit 3 under a 256 MiB cap\n{show(r)}")
+    check(len(r.err.splitlines()) == 1 and r.err.startswith("internal error: out of memory ("), f"expected one out-of-memory line\n{show(r)}")
     check(sorted(p.name for p in out.iterdir()) == ["keep.txt"], f"--out must be left as it was: {sorted(os.listdir(out))}")
 
-    # The default: read the running process's limit, then stop it (it would fill the cap).
+    # The default: read the running process's limit, then stop it.
     env = {k: v for k, v in os.environ.items() if k != "PLANCERT_ADDRESS_LIMIT"}
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=tmp)
+    proc = subprocess.Popen([PLANCERT, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=tmp)
     limit = None
     try:
         deadline = time.monotonic() + 20
@@ -821,6 +827,39 @@ def certify_address_limit(tmp: Path):
     r = subprocess.run([PLANCERT, "certify"], capture_output=True, env=dict(os.environ, PLANCERT_ADDRESS_LIMIT="lots"), cwd=tmp, timeout=300)
     err = r.stderr.decode("utf-8", "replace")
     check(r.returncode == 0 and "PLANCERT_ADDRESS_LIMIT=lots ignored" in err, f"a malformed setting is ignored with a warning\nexit {r.returncode}\n{err[-2000:]}")
+
+
+@case
+def certify_memory_room(tmp: Path):
+    """CONFIG-8 (passes/frontend/room.h): a configuration whose plan certainly cannot fit the
+    memory room is refused before the pass that would build it, in one line, exit 2, with
+    nothing written. A model of 9,600,000 layers (its ModelIR alone needs at least 66 GiB; it
+    used to run for 204 s and end in exit 3, and before the address-space cap to be killed by
+    the OOM killer) is refused at its `layers`, by default and under a lower `ulimit -v` (the
+    room then is that limit); a queue binding of 31,686,664 commands (8,192 microbatches of the
+    default model) under PLANCERT_ADDRESS_LIMIT=4 GiB is refused by the binder, which names the
+    count. The corpus (CONFIG-8-*) covers the schedule's bound; the unit tests Room.* the rank
+    lists'."""
+    args = native_example_args(edited_gpt3_model(tmp, 9_600_000))
+    out = tmp / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("pre-existing\n")
+    env = {k: v for k, v in os.environ.items() if k != "PLANCERT_ADDRESS_LIMIT"}
+    r = run(*args, "--out", out, "--report", tmp / "report.json", env=env)
+    one_line_error(r, "CONFIG-8")
+    check(r.err.startswith("error[CONFIG-8] /model/layers: ") and "9600000 layers of 15 operations and 32 values each" in r.err, show(r))
+    check(r.seconds < 10, f"refused only after {r.seconds:.1f} s")
+    check(sorted(p.name for p in out.iterdir()) == ["keep.txt"] and not (tmp / "report.json").exists(), "nothing may be written")
+
+    two_gib = 2 << 30
+    r = run(*args, env=env, preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (two_gib, two_gib)))
+    one_line_error(r, "CONFIG-8")
+    check("this process may use 2.0 GiB" in r.err, f"a lower ulimit -v is the room\n{show(r)}")
+
+    r = run("certify", "--target", "queue", "--tensor-model-parallel-size", "8", "--pipeline-model-parallel-size", "8", "--data-parallel-size", "1",
+            "--micro-batch-size", "1", "--global-batch-size", "8192", "--fp16", env=dict(os.environ, PLANCERT_ADDRESS_LIMIT=str(4 << 30)), timeout=300)
+    one_line_error(r, "CONFIG-8")
+    check("binding to queues: a ConcretePlanIR of 31686664 commands" in r.err and "this process may use 4.0 GiB" in r.err, show(r))
 
 
 # ---------------------------------------------------------------------------

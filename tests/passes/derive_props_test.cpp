@@ -58,6 +58,34 @@ void commits_with_the_closed_forms(const Case& c) {
 
 RC_GTEST_PROP(TrainingPasses, EveryOutputCommitsThroughTheGate, ()) { commits_with_the_closed_forms(*cases()); }
 
+// CONFIG-8 (passes/frontend/room.h): with the room set to what the ModelIR and the
+// DistributedTaskIR really hold (their entities' fixed-size parts and rank lists), no random
+// valid pair is refused, as every bound counts less than that; with the room shrunk to one
+// byte every pair's distribution is refused with CONFIG-8, and so is the ModelIR of every model
+// of two or more layers (the bound is taken once the first layer is built).
+RC_GTEST_PROP(TrainingPasses, MemoryRoomBoundsNeverExceedWhatTheOutputHolds, ()) {
+  const Case c = *cases();
+  const auto w = concrete_workload(c.strategy.microbatch, c.seq);
+  const ModelIR m = passes::build_model_ir(c.model, w, c.strategy.dtype);
+  const DistributedTaskIR d = passes::distribute_training(m, "", c.strategy);
+  const auto code = [](auto&& f) -> std::string {
+    try {
+      f();
+    } catch (const InputError& e) {
+      return e.diag.code;
+    }
+    return "";
+  };
+  {
+    ScopedRoom room(std::max(fixed_bytes(m), fixed_bytes(d)));
+    RC_ASSERT(code([&] { (void)passes::build_model_ir(c.model, w, c.strategy.dtype); }).empty());
+    RC_ASSERT(code([&] { (void)passes::distribute_training(m, "", c.strategy); }).empty());
+  }
+  ScopedRoom room(1);
+  RC_ASSERT(code([&] { (void)passes::build_model_ir(c.model, w, c.strategy.dtype); }) == (c.model.layers >= 2 ? "CONFIG-8" : ""));
+  RC_ASSERT(code([&] { (void)passes::distribute_training(m, "", c.strategy); }) == "CONFIG-8");
+}
+
 // Fewer KV heads than t (k | t): the KV projection is held whole on every rank, each rank
 // computes its own KV head (replication t/k), and the work still equals the closed form.
 RC_GTEST_PROP(TrainingPasses, ReplicatedKvHeadsCommitThroughTheGate, ()) {

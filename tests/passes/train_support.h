@@ -10,6 +10,7 @@
 #include "core/snapshot.h"
 #include "passes/emit/emit.h"
 #include "passes/frontend/configs.h"
+#include "passes/frontend/room.h"
 #include "passes/train/distribute.h"
 #include "passes/train/model_builder.h"
 #include "passes/train/plan.h"
@@ -103,6 +104,29 @@ inline passes::Workload symbolic_workload(std::int64_t s_divisible_by = 8) {
 }
 
 inline passes::Workload concrete_workload(std::int64_t batch, std::int64_t seq) { return passes::Workload{Expr(batch), Expr(seq), {}}; }
+
+/// Sets the memory room (CONFIG-8, passes/frontend/room.h) for a scope, and "none" after it
+/// (the room is process-wide).
+struct ScopedRoom {
+  /// A room of `bytes`.
+  explicit ScopedRoom(std::uintmax_t bytes) { frontend::set_memory_room(bytes); }
+  ~ScopedRoom() { frontend::set_memory_room(0); }
+  ScopedRoom(const ScopedRoom&) = delete;
+  ScopedRoom& operator=(const ScopedRoom&) = delete;
+};
+
+/// The bytes the fixed-size parts of a ModelIR's operations and values take (what CONFIG-8's
+/// bound counts).
+inline std::uintmax_t fixed_bytes(const ModelIR& m) { return m.operations.size() * sizeof(Operation) + m.values.size() * sizeof(ModelValue); }
+
+/// The larger of the bytes a DistributedTaskIR's schedule steps take and those its tasks and
+/// their rank lists take (the two CONFIG-8 bounds of the distribution).
+inline std::uintmax_t fixed_bytes(const DistributedTaskIR& d) {
+  std::uintmax_t steps = 0, ranks = 0;
+  for (const auto& sc : d.schedule) steps += sc.steps.size();
+  for (const auto& t : d.tasks) ranks += t.ranks.size();
+  return std::max(steps * sizeof(Step), d.tasks.size() * sizeof(DistTask) + ranks * sizeof(Index));
+}
 
 /// Codes of a diagnostics collection, and its text for failure messages.
 inline std::set<std::string> codes(const Diagnostics& d) {
