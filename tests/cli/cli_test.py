@@ -851,6 +851,9 @@ def certify_memory_room(tmp: Path):
     check(r.seconds < 10, f"refused only after {r.seconds:.1f} s")
     check(sorted(p.name for p in out.iterdir()) == ["keep.txt"] and not (tmp / "report.json").exists(), "nothing may be written")
 
+    r = run("prove", *args[1:], "--symbolic", "B,S", env=env)  # prove derives through the same passes
+    one_line_error(r, "CONFIG-8")
+
     two_gib = 2 << 30
     r = run(*args, env=env, preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (two_gib, two_gib)))
     one_line_error(r, "CONFIG-8")
