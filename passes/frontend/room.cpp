@@ -14,8 +14,6 @@ constexpr std::uintmax_t kSaturated = std::numeric_limits<std::uintmax_t>::max()
 
 void set_memory_room(std::uintmax_t bytes) { room = bytes; }
 
-std::uintmax_t memory_room() { return room; }
-
 std::uintmax_t saturating_product(std::initializer_list<std::uintmax_t> factors) {
   std::uintmax_t p = 1;
   bool over = false, zero = false;

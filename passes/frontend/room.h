@@ -27,9 +27,6 @@ namespace plancert::frontend {
 /// as the address-space limit it mirrors; not synchronised (plancert's passes run on one thread).
 void set_memory_room(std::uintmax_t bytes);
 
-/// The memory room set by set_memory_room() (0: none).
-std::uintmax_t memory_room();
-
 /// The product of `factors`, saturating at the largest std::uintmax_t (a lower bound that
 /// overflows is over any room).
 std::uintmax_t saturating_product(std::initializer_list<std::uintmax_t> factors);

@@ -32,7 +32,7 @@ class Distributor {
   DistributedTaskIR run() {
     // CONFIG-8 (passes/frontend/room.h): every operation gives a task whose rank list holds the
     // t ranks of its stage.
-    frontend::require_room(frontend::saturating_product({m_.operations.size(), frontend::saturating_sum({sizeof(DistTask), frontend::saturating_product({static_cast<std::uintmax_t>(t_), sizeof(Index)})})}),
+    frontend::require_room(rank_list_bytes(m_.operations.size(), static_cast<std::uintmax_t>(t_)),
                            "", "a DistributedTaskIR of at least " + std::to_string(m_.operations.size()) + " tasks, each with a rank list of tp = " + std::to_string(t_) + " ranks");
     Index after = -1;
     for (std::int64_t st = 0; st < p_; ++st) {

@@ -81,12 +81,12 @@ class Distributor {
   // 2 m v steps on each of the p stages, and every operation gives at least one task whose rank
   // list holds the t dp ranks of its stage.
   void require_room() const {
-    using frontend::saturating_product, frontend::saturating_sum;
+    using frontend::saturating_product;
     const auto u = [](std::int64_t x) { return static_cast<std::uintmax_t>(x); };
     frontend::require_room(saturating_product({u(p_), 2, u(mb_), u(v_), sizeof(Step)}), s_.source, "global_batch",
                            "a pipeline schedule of " + std::to_string(mb_) + " microbatches x " + std::to_string(v_) + " chunks x 2 steps on each of " +
                                std::to_string(p_) + " stages");
-    frontend::require_room(saturating_product({ops_.size(), saturating_sum({sizeof(DistTask), saturating_product({u(t_), u(dp_), sizeof(Index)})})}), s_.source, "dp",
+    frontend::require_room(rank_list_bytes(ops_.size(), saturating_product({u(t_), u(dp_)})), s_.source, "dp",
                            "a DistributedTaskIR of at least " + std::to_string(ops_.size()) + " tasks, each with a rank list of tp x dp = " +
                                std::to_string(t_) + " x " + std::to_string(dp_) + " ranks");
   }

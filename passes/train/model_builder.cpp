@@ -126,6 +126,10 @@ void require_layers_room(const ModelIR& model, std::size_t operations_before, st
                          "a ModelIR of " + std::to_string(config.layers) + " layers of " + std::to_string(ops) + " operations and " + std::to_string(values) + " values each");
 }
 
+std::uintmax_t rank_list_bytes(std::uintmax_t tasks, std::uintmax_t ranks) {
+  return frontend::saturating_product({tasks, frontend::saturating_sum({sizeof(DistTask), frontend::saturating_product({ranks, sizeof(Index)})})});
+}
+
 ModelIR build_model_ir(const ModelConfig& cfg, const Workload& w, frontend::DType dtype) {
   const std::string dt(frontend::to_string(dtype));
   Builder b(dt, cfg.kv_heads);

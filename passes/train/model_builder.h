@@ -96,6 +96,11 @@ ModelIR build_model_ir(const frontend::ModelConfig& model, const Workload& w, fr
 /// expressions not counted). Both model builders (training, inference) call it.
 void require_layers_room(const ModelIR& model, std::size_t operations_before, std::size_t values_before, const frontend::ModelConfig& config);
 
+/// CONFIG-8's lower bound of the bytes of `tasks` distributed tasks, each with a rank list of
+/// `ranks` ranks: \f$n\,(\mathrm{sizeof(DistTask)} + r \cdot \mathrm{sizeof(Index)})\f$, saturating.
+/// Both distribution passes (training, inference) ask it before building their tasks.
+std::uintmax_t rank_list_bytes(std::uintmax_t tasks, std::uintmax_t ranks);
+
 /// KV-head groups of an operation over t tensor-parallel ranks: \f$t_{kv} = \min(k, t)\f$ for
 /// an operation of layout `kv` (its attribute `kv_heads` is k), t for any other. With
 /// \f$k \ge t\f$ (t divides k) the KV heads split over the t ranks; with \f$k < t\f$ (k divides

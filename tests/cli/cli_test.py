@@ -835,8 +835,9 @@ def certify_memory_room(tmp: Path):
     memory room is refused before the pass that would build it, in one line, exit 2, with
     nothing written. A model of 9,600,000 layers (its ModelIR alone needs at least 66 GiB; it
     used to run for 204 s and end in exit 3, and before the address-space cap to be killed by
-    the OOM killer) is refused at its `layers`, by default and under a lower `ulimit -v` (the
-    room then is that limit); a queue binding of 31,686,664 commands (8,192 microbatches of the
+    the OOM killer) is refused at its `layers` by `certify` (training and inference) and
+    `prove`, by default and under a lower `ulimit -v` (the room then is that limit); an
+    inference plan with tp = 2^30 by its tasks' rank lists; a queue binding of 31,686,664 commands (8,192 microbatches of the
     default model) under PLANCERT_ADDRESS_LIMIT=4 GiB is refused by the binder, which names the
     count. The corpus (CONFIG-8-*) covers the schedule's bound; the unit tests Room.* the rank
     lists'."""
@@ -853,6 +854,16 @@ def certify_memory_room(tmp: Path):
 
     r = run("prove", *args[1:], "--symbolic", "B,S", env=env)  # prove derives through the same passes
     one_line_error(r, "CONFIG-8")
+
+    # Inference derives through its own model builder and distribution.
+    r = run("certify", "--model", args[2], "--phase", "decode", "--batch", "1", "--context", "128", env=env)
+    one_line_error(r, "CONFIG-8")
+    check(r.err.startswith("error[CONFIG-8] /model/layers: "), show(r))
+    wide = write(tmp, "wide.model.toml", b'[model]\nname = "wide"\nfamily = "gpt"\nhidden = 1073741824\nffn = 1073741824\n'
+                 b'heads = 1073741824\nkv_heads = 1073741824\nhead_dim = 1\nlayers = 2\nseq_length = 128\n')
+    r = run("certify", "--model", wide, "--phase", "decode", "--batch", "1", "--context", "128", "--tp", str(1 << 30), env=env)
+    one_line_error(r, "CONFIG-8")
+    check("each with a rank list of tp = 1073741824 ranks" in r.err, show(r))
 
     two_gib = 2 << 30
     r = run(*args, env=env, preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (two_gib, two_gib)))

@@ -19,18 +19,6 @@ constexpr std::uintmax_t kMax = std::numeric_limits<std::uintmax_t>::max();
 
 using Room = ScopedRoom;
 
-// The code and path of the InputError `f` throws, or "" when it throws none.
-template <class F>
-std::string refusal(F&& f, std::string* path = nullptr) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    if (path) *path = e.diag.path;
-    return e.diag.code;
-  }
-  return "";
-}
-
 TEST(Room, SaturatingArithmetic) {
   EXPECT_EQ(frontend::saturating_product({3, 5, 7}), 105U);
   EXPECT_EQ(frontend::saturating_product({std::uintmax_t{1} << 40, std::uintmax_t{1} << 30}), kMax);

@@ -115,6 +115,18 @@ struct ScopedRoom {
   ScopedRoom& operator=(const ScopedRoom&) = delete;
 };
 
+/// The code of the InputError `f` throws (and its path into `*path`), or "" when it throws none.
+template <class F>
+std::string refusal(F&& f, std::string* path = nullptr) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    if (path) *path = e.diag.path;
+    return e.diag.code;
+  }
+  return "";
+}
+
 /// The bytes the fixed-size parts of a ModelIR's operations and values take (what CONFIG-8's
 /// bound counts).
 inline std::uintmax_t fixed_bytes(const ModelIR& m) { return m.operations.size() * sizeof(Operation) + m.values.size() * sizeof(ModelValue); }
