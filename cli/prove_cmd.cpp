@@ -250,13 +250,15 @@ int run_prove(const ProveOptions& o) {
   if (!in.strategy.training) throw InputError("CONFIG-6", "/training", "this strategy describes inference; prove needs a training strategy");
   const sym::Shape shape = sym::parse_shape(o.symbolic, o.assume);
 
-  std::cout << "plancert prove: " << in.model.name << " / " << in.strategy.name << " / " << in.system.name << "\n";
-  std::cout << "  shapes:";
-  for (const auto& s : shape.symbols) std::cout << " " << describe(s) << (s.name == shape.batch ? " (microbatch size)" : " (sequence length)") << ";";
-  for (const auto& r : shape.relations) std::cout << " " << proofs::to_string(to_fact(r)) << ";";
-  std::cout << " microbatches per iteration m = " << in.strategy.num_microbatches() << " (fixed)\n";
+  std::ostringstream head;  // printed once the derivation has run: a configuration it refuses (CONFIG-8, ...) leaves no partial output
+  head << "plancert prove: " << in.model.name << " / " << in.strategy.name << " / " << in.system.name << "\n";
+  head << "  shapes:";
+  for (const auto& s : shape.symbols) head << " " << describe(s) << (s.name == shape.batch ? " (microbatch size)" : " (sequence length)") << ";";
+  for (const auto& r : shape.relations) head << " " << proofs::to_string(to_fact(r)) << ";";
+  head << " microbatches per iteration m = " << in.strategy.num_microbatches() << " (fixed)\n";
 
   const sym::Derivation d = sym::derive_symbolic(in, shape);
+  std::cout << head.str();
   const auto t1 = clock();
   if (!d.plan) {
     std::cout << "rejected: the gate refused the symbolic output of " << d.stopped_at << "\n";

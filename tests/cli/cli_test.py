@@ -78,6 +78,7 @@ def one_line_error(r, code, exit_code=2, stream="err"):
     lines = text.splitlines()
     check(len(lines) == 1, f"expected a one-line diagnostic on std{stream}, got {len(lines)} line(s)\n{show(r)}")
     check(lines[0].startswith(f"error[{code}] "), f"expected error[{code}] ...\n{show(r)}")
+    check(stream != "err" or r.out == "", f"no partial output: stdout must stay empty beside the diagnostic\n{show(r)}")
 
 
 def write(d: Path, name: str, data: bytes) -> Path:
