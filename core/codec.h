@@ -383,9 +383,9 @@ void decode(json::Reader& r, T& out) {
 /// (Work); for any other T it costs misses, never soundness.
 template <class T>
 void decode(json::Reader& r, Shared<T>& v) {
-  thread_local std::array<std::pair<std::string, Shared<T>>, 64> recent;  // direct-mapped by hash
+  thread_local std::array<std::pair<std::string, Shared<T>>, 1024> recent;  // direct-mapped by hash
   const std::string_view text = r.rest();
-  auto& [seen, value] = recent[std::hash<std::string_view>{}(text.substr(0, text.find('}') + 1)) % 64];
+  auto& [seen, value] = recent[std::hash<std::string_view>{}(text.substr(0, text.find('}') + 1)) % 1024];
   if (!seen.empty() && r.take(seen)) return void(v = value);
   v = [&] { T t; decode(r, t); return t; }();
   if (r.canonical()) seen = text.substr(0, text.size() - r.rest().size()), value = v;
