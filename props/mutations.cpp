@@ -2288,11 +2288,9 @@ void concrete_ops(Catalog& c) {
   }, Q);
   c.edit<P>("command_on_no_queue", "QUEUE-3", [](P& p, Pick& pk, const AnySnapshot*) {
     if (!p.queue) return false;
-    std::vector<Indices*> qs;
-    for (auto& q : p.queue->queues)
-      if (!q.commands.empty()) qs.push_back(&q.commands);
-    if (qs.empty()) return false;
-    Indices& q = *pk.from(qs);
+    Queue* const picked = pk.where(p.queue->queues, [](const Queue& x) { return !x.commands.empty(); });
+    if (!picked) return false;
+    Indices& q = picked->commands;
     pk.erase_one(q);
     return true;
   }, Q);
@@ -2300,11 +2298,9 @@ void concrete_ops(Catalog& c) {
   // kind and device are unchanged).
   c.edit<P>("command_issued_twice", "QUEUE-3", [](P& p, Pick& pk, const AnySnapshot*) {
     if (!p.queue) return false;
-    std::vector<Indices*> qs;
-    for (auto& q : p.queue->queues)
-      if (!q.commands.empty()) qs.push_back(&q.commands);
-    if (qs.empty()) return false;
-    Indices& q = *pk.from(qs);
+    Queue* const picked = pk.where(p.queue->queues, [](const Queue& x) { return !x.commands.empty(); });
+    if (!picked) return false;
+    Indices& q = picked->commands;
     std::size_t k = pk(q.size());
     Index v = q[k];
     q.insert(q.begin() + static_cast<std::ptrdiff_t>(k + 1 + pk(q.size() - k)), v);
@@ -2328,11 +2324,9 @@ void concrete_ops(Catalog& c) {
   // DEADLOCK-1: an earlier command of a queue waits for a token signalled by a later one.
   c.edit<P>("token_wait_against_queue_order", "DEADLOCK-1", [](P& p, Pick& pk, const AnySnapshot*) {
     if (!p.queue) return false;
-    std::vector<Indices*> qs;
-    for (auto& q : p.queue->queues)
-      if (q.commands.size() >= 2) qs.push_back(&q.commands);
-    if (qs.empty()) return false;
-    Indices& q = *pk.from(qs);
+    Queue* const picked = pk.where(p.queue->queues, [](const Queue& x) { return x.commands.size() >= 2; });
+    if (!picked) return false;
+    Indices& q = picked->commands;
     std::size_t j = 1 + pk(q.size() - 1), i = pk(j);
     p.tokens.push_back(Token{"tok:deadlock"});
     const Index t = static_cast<Index>(p.tokens.size() - 1);
