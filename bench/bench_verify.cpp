@@ -17,6 +17,10 @@
 //                   non-canonical input), verify_snapshot given the decoder's digest (the
 //                   obligations), destroy the decoded snapshot;
 //   encode/N        encode_snapshot into a string (the encoder alone, without hashing);
+//   compact/N       not a plancert path: the prototype decoder of the compact command table
+//                   (bench/compact_table.h) on the plan's commands array, canonical form only,
+//                   into a struct of arrays (counter table_MiB); its result is compared with
+//                   the commands decode_snapshot decoded, field by field, before it counts.
 //   floor_scan/N, floor_hash/N
 //                   lower bounds, not plancert code paths: find the payload's extent with a
 //                   minimal string-aware bracket matcher, and BLAKE2b the raw payload bytes
@@ -51,6 +55,7 @@
 //                          (README, Performance, "A huge page pool"). Their peak_rss_MiB then
 //                          leaves out the pool's pages, which the kernel does not count in RSS.
 // Exit status 1 if a plan could not be generated or was rejected, or a verify run failed.
+#include "bench/compact_table.h"
 #include "bench/gen_plan.h"
 #include "cli/io.h"
 #include "passes/emit/emit.h"
@@ -576,6 +581,36 @@ void bm_floor_hash(benchmark::State& state, std::size_t n) {
   if (!state.error_occurred()) common_counters(state, p, total);
 }
 
+void bm_compact(benchmark::State& state, std::size_t n) {
+  Plan& p = plan(n);
+  if (!usable(state, p)) return;
+  const std::size_t from = p.text.find("\"commands\":[");  // the payload's: no key before it holds one
+  std::string why;
+  Times total;
+  double table = 0;
+  for (auto _ : state) {
+    auto t0 = Clock::now();
+    bench::CompactCommands t;
+    const std::size_t end = from == std::string::npos ? SIZE_MAX : bench::decode_compact_commands(p.text, from + 11, t, why);
+    const double dt = since(t0);
+    const auto& plan_ir = std::get<Snapshot<ConcretePlanIR>>(*p.snap).payload;
+    if (end == SIZE_MAX || (total.count == 0 && !bench::same_commands(t, p.text, plan_ir, why))) {
+      g_failed = true;
+      state.SkipWithError(("the compact decoder: " + (why.empty() ? std::string("no commands array") : why)).c_str());
+      break;
+    }
+    auto bytes = [](const auto& v) { return static_cast<double>(v.capacity() * sizeof(v[0])); };
+    table = bytes(t.pool) + bytes(t.at) + bytes(t.device) + bytes(t.kind) + bytes(t.id) + bytes(t.implementation) + bytes(t.lineage_kind) + bytes(t.rule) +
+            bytes(t.sources) + bytes(t.sources_at) + bytes(t.repeat) + bytes(t.work) + bytes(t.attrs);
+    state.SetIterationTime(dt);
+    total.add(dt);
+  }
+  if (!state.error_occurred()) {
+    common_counters(state, p, total);
+    state.counters["table_MiB"] = table / kMiB;
+  }
+}
+
 void bm_free(benchmark::State& state, std::size_t n) {
   Plan& p = plan(n);
   if (!usable(state, p)) return;
@@ -689,6 +724,7 @@ int main(int argc, char** argv) {
     reg("verify", bm_verify);
     reg("free", bm_free);
     reg("encode", bm_encode);
+    reg("compact", bm_compact);
     reg("floor_scan", bm_floor_scan);
     reg("floor_hash", bm_floor_hash);
     if (!g_self.empty()) {
