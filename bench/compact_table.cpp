@@ -75,12 +75,13 @@ class Cursor {
     if (!need("{")) return false;
     if (!lit("}")) {
       std::string_view last;
+      bool first = true;
       do {
         Span k, v;
         if (!string(k) || !need(":") || !string(v)) return false;
         const std::string_view key = s_.substr(k.offset, k.size);
-        if (!last.empty() && !(last < key)) return bad("annotation keys in strictly increasing order");
-        last = key;
+        if (!first && !(last < key)) return bad("annotation keys in strictly increasing order");
+        last = key, first = false;
       } while (lit(","));
       if (!need("}")) return false;
     }
@@ -197,7 +198,7 @@ bool same_commands(const CompactCommands& t, std::string_view text, const Concre
     const Indices* lists[] = {&c.dependencies, &c.reads, &c.signals, &c.waits, &c.writes};
     bool same = t.device[i] == c.device && t.kind[i] == c.kind && view(t.id[i]) == c.id && t.names[t.implementation[i]] == c.implementation.str() &&
                 t.lineage_kind[i] == c.lineage.kind && t.names[t.rule[i]] == c.lineage.rule.str() && t.repeat[i] == c.repeat &&
-                view(t.attrs[i]) == codec::to_canonical(c.attrs) && t.sources_at[i + 1] - t.sources_at[i] == c.lineage.sources.size();
+                view(t.attrs[i]) == (c.attrs.empty() ? std::string("{}") : codec::to_canonical(c.attrs)) && t.sources_at[i + 1] - t.sources_at[i] == c.lineage.sources.size();
     for (std::size_t k = 0; same && k < c.lineage.sources.size(); ++k) same = view(t.sources[t.sources_at[i] + k]) == c.lineage.sources[k];
     for (std::size_t k = 0; same && k < 5; ++k)
       same = std::equal(t.pool.begin() + t.at[5 * i + k], t.pool.begin() + t.at[5 * i + k + 1], lists[k]->begin(), lists[k]->end());

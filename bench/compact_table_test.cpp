@@ -83,6 +83,7 @@ TEST(CompactTable, StopsAtTextThatIsNotCanonical) {
   EXPECT_FALSE(stops(edit("\"id\":\"c", "\"id\":\"\\u0063")).empty());                                 // an escape
   EXPECT_FALSE(stops(edit("\"kind\":\"launch\"", "\"kind\":\"lunch\"")).empty());                      // an unknown kind
   EXPECT_FALSE(stops(edit("\"attrs\":{}", "\"attrs\":{\"b\":\"1\",\"a\":\"2\"}")).empty());             // keys out of order
+  EXPECT_FALSE(stops(edit("\"attrs\":{}", "\"attrs\":{\"\":\"1\",\"\":\"2\"}")).empty());               // an empty key twice
   EXPECT_FALSE(stops(edit("\"matrix_ops\":\"", "\"matrix_ops\":\"0")).empty());                        // a work the strict decoder refuses
   EXPECT_FALSE(stops(edit("{\"attrs\":", "{\"x\":0,\"attrs\":")).empty());                             // an unknown field
   EXPECT_FALSE(stops(f.text.substr(0, f.text.size() / 2)).empty());                                    // truncated
