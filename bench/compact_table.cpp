@@ -4,6 +4,7 @@
 #include "core/codec.h"
 #include "core/diag.h"
 #include "core/json.h"
+#include "passes/emit/emit.h"
 
 #include <array>
 #include <cstring>
