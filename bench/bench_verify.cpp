@@ -584,14 +584,15 @@ void bm_floor_hash(benchmark::State& state, std::size_t n) {
 void bm_compact(benchmark::State& state, std::size_t n) {
   Plan& p = plan(n);
   if (!usable(state, p)) return;
-  const std::size_t from = p.text.find("\"commands\":[");  // the payload's: no key before it holds one
+  constexpr std::string_view key = "\"commands\":";
+  const std::size_t from = p.text.find(std::string(key) + "[");  // the payload's: no key before it holds one
   std::string why;
   Times total;
   double table = 0;
   for (auto _ : state) {
     auto t0 = Clock::now();
     bench::CompactCommands t;
-    const std::size_t end = from == std::string::npos ? SIZE_MAX : bench::decode_compact_commands(p.text, from + 11, t, why);
+    const std::size_t end = from == std::string::npos ? SIZE_MAX : bench::decode_compact_commands(p.text, from + key.size(), t, why);
     const double dt = since(t0);
     const auto& plan_ir = std::get<Snapshot<ConcretePlanIR>>(*p.snap).payload;
     if (end == SIZE_MAX || (total.count == 0 && !bench::same_commands(t, p.text, plan_ir, why))) {

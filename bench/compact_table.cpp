@@ -6,10 +6,8 @@
 #include "core/json.h"
 #include "passes/emit/emit.h"
 
-#include <array>
 #include <cstring>
 #include <limits>
-#include <unordered_map>
 
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -119,40 +117,18 @@ std::size_t decode_compact_commands(std::string_view text, std::size_t from, Com
   t.pool.reserve(6 * guess), t.at.reserve(5 * guess + 1), t.device.reserve(guess), t.kind.reserve(guess), t.id.reserve(guess);
   t.implementation.reserve(guess), t.lineage_kind.reserve(guess), t.rule.reserve(guess), t.sources.reserve(guess), t.sources_at.reserve(guess + 1);
   t.repeat.reserve(guess), t.work.reserve(guess), t.attrs.reserve(guess);
-  std::unordered_map<std::string_view, std::uint32_t> name_index, work_index;
-  std::array<std::pair<std::string_view, std::uint32_t>, 64> recent_names{};    // direct-mapped, by length and end bytes
-  std::array<std::pair<std::string_view, std::uint32_t>, 1024> recent_works{};  // direct-mapped, by hash of the text
-  auto name = [&](Span s, std::uint32_t& out) {
-    const std::string_view v = text.substr(s.offset, s.size);
-    auto& [seen, index] = recent_names[(v.size() * 7 + (v.empty() ? 0U : static_cast<unsigned char>(v.front()) * 3U + static_cast<unsigned char>(v.back()))) % 64];
-    if (seen.data() == nullptr || seen != v) {
-      const auto [it, fresh] = name_index.emplace(v, static_cast<std::uint32_t>(t.names.size()));
-      if (fresh) t.names.push_back(v);
-      seen = v, index = it->second;
+  auto name = [&](Span s) { return codec::Name(text.substr(s.offset, s.size)); };
+  auto work = [&]() {  // the decoder's own: a text seen recently shares its value, any other is decoded strictly
+    const std::string_view rest = text.substr(c.at());
+    try {
+      json::Reader r(rest);
+      codec::decode(r, t.work.emplace_back());
+      if (!r.canonical()) return c.bad("a work in canonical form");
+      c.skip_to(c.at() + rest.size() - r.rest().size());
+      return true;
+    } catch (const InputError& ex) {
+      return c.bad("a work (" + to_text(ex.diag) + ")");
     }
-    out = index;
-  };
-  auto work = [&]() {  // the text up to its first '}' (a Work holds no object), decoded strictly the first time
-    const std::size_t b = c.at(), e = text.find('}', b);
-    if (e == std::string_view::npos) return c.bad("a work");
-    const std::string_view w = text.substr(b, e + 1 - b);
-    auto& [seen, index] = recent_works[std::hash<std::string_view>{}(w) % recent_works.size()];
-    if (seen.data() == nullptr || seen != w) {
-      const auto [it, fresh] = work_index.emplace(w, static_cast<std::uint32_t>(t.works.size()));
-      if (fresh) {
-        try {
-          json::Reader r(w);
-          codec::decode(r, t.works.emplace_back());
-          if (!r.rest().empty() || !r.canonical()) return c.bad("a work in canonical form");
-        } catch (const InputError& ex) {
-          return c.bad("a work (" + to_text(ex.diag) + ")");
-        }
-      }
-      seen = w, index = it->second;
-    }
-    t.work.push_back(index);
-    c.skip_to(e + 1);
-    return true;
   };
   auto list = [&] { t.at.push_back(static_cast<std::uint32_t>(t.pool.size())); return c.list(t.pool); };
   auto one = [&] {
@@ -162,11 +138,11 @@ std::size_t decode_compact_commands(std::string_view text, std::size_t from, Com
     if (!c.need("{\"attrs\":") || !c.attrs(t.attrs.emplace_back()) || !c.need(",\"dependencies\":") || !list()) return false;
     if (!c.need(",\"device\":") || !c.integer(t.device.emplace_back()) || !c.need(",\"id\":") || !c.string(t.id.emplace_back())) return false;
     if (!c.need(",\"implementation\":") || !c.string(s)) return false;
-    name(s, t.implementation.emplace_back());
+    t.implementation.push_back(name(s));
     if (!c.need(",\"kind\":") || !c.string(s) || !enum_value(text.substr(s.offset, s.size), t.kind.emplace_back())) return c.bad("a command kind");
     if (!c.need(",\"lineage\":{\"kind\":") || !c.string(s) || !enum_value(text.substr(s.offset, s.size), t.lineage_kind.emplace_back())) return c.bad("a lineage kind");
     if (!c.need(",\"rule\":") || !c.string(s)) return false;
-    name(s, t.rule.emplace_back());
+    t.rule.push_back(name(s));
     if (!c.need(",\"sources\":[")) return false;
     if (!c.lit("]")) {
       do {
@@ -197,13 +173,13 @@ bool same_commands(const CompactCommands& t, std::string_view text, const Concre
   for (std::size_t i = 0; i < cs.size(); ++i) {
     const Command& c = cs[i];
     const Indices* lists[] = {&c.dependencies, &c.reads, &c.signals, &c.waits, &c.writes};
-    bool same = t.device[i] == c.device && t.kind[i] == c.kind && view(t.id[i]) == c.id && t.names[t.implementation[i]] == c.implementation.str() &&
-                t.lineage_kind[i] == c.lineage.kind && t.names[t.rule[i]] == c.lineage.rule.str() && t.repeat[i] == c.repeat &&
+    bool same = t.device[i] == c.device && t.kind[i] == c.kind && view(t.id[i]) == c.id && t.implementation[i] == c.implementation &&
+                t.lineage_kind[i] == c.lineage.kind && t.rule[i] == c.lineage.rule && t.repeat[i] == c.repeat &&
                 view(t.attrs[i]) == (c.attrs.empty() ? std::string("{}") : codec::to_canonical(c.attrs)) && t.sources_at[i + 1] - t.sources_at[i] == c.lineage.sources.size();
     for (std::size_t k = 0; same && k < c.lineage.sources.size(); ++k) same = view(t.sources[t.sources_at[i] + k]) == c.lineage.sources[k];
     for (std::size_t k = 0; same && k < 5; ++k)
       same = std::equal(t.pool.begin() + t.at[5 * i + k], t.pool.begin() + t.at[5 * i + k + 1], lists[k]->begin(), lists[k]->end());
-    const Work& w = t.works[t.work[i]];
+    const Work& w = *t.work[i];
     same = same && w.matrix_ops == c.work->matrix_ops && w.message_bytes == c.work->message_bytes && w.persistent_bytes == c.work->persistent_bytes &&
            w.read_bytes == c.work->read_bytes && w.temporary_bytes == c.work->temporary_bytes && w.vector_ops == c.work->vector_ops && w.write_bytes == c.work->write_bytes;
     if (!same) return why = "command " + std::to_string(i) + " (" + c.id + ") differs", false;

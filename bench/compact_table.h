@@ -6,7 +6,7 @@
 /// five index lists, an id string and a lineage of its own (about 275 bytes a command in all),
 /// through the generic strict decoder. The compact table the README proposes instead keeps every
 /// command's fields in a struct of arrays: the five index lists back to back in one pool, the
-/// id, sources and annotations as views of the input, names and works as small indices. This
+/// id, sources and annotations as views of the input, names and works as shared values. This
 /// prototype decodes the `commands` array of a canonical payload into such a table, so that
 /// `bench_verify`'s `compact/N` case measures what that decoder would cost before anyone
 /// rewrites core/ir.h and the verifiers for it. It is not a plancert code path and nothing in
@@ -15,9 +15,10 @@
 /// It accepts the canonical form only: the keys in order, no whitespace, integers without a
 /// leading zero, strings of printable ASCII without escapes; anything else makes it stop with the
 /// byte offset and what it expected (a real decoder would then fall back to the generic one,
-/// which reports the exact diagnostic). A work it has not seen is decoded by the generic strict
-/// decoder (`codec::decode<Work>`); annotations are checked (strings, keys strictly increasing)
-/// and kept as their text.
+/// which reports the exact diagnostic). Names are interned as the decoder's are (`codec::Name`),
+/// and works go through the decoder's cache of repeated texts (`codec::decode` of a
+/// `codec::Shared<Work>`, which decodes a text it has not seen strictly); annotations are
+/// checked (strings, keys strictly increasing) and kept as their text.
 #pragma once
 
 #include "core/ir.h"
@@ -45,16 +46,14 @@ struct CompactCommands {
   std::vector<Index> device;      ///< executing device
   std::vector<CommandKind> kind;  ///< command kind
   std::vector<Span> id;           ///< stable id
-  std::vector<std::uint32_t> implementation;  ///< index into names
+  std::vector<codec::Name> implementation;    ///< implementation name
   std::vector<LineageKind> lineage_kind;      ///< lineage kind
-  std::vector<std::uint32_t> rule;            ///< lineage rule: index into names
+  std::vector<codec::Name> rule;              ///< lineage rule
   std::vector<Span> sources;                  ///< every command's lineage sources, back to back
   std::vector<std::uint32_t> sources_at;      ///< n + 1 offsets into sources
   std::vector<std::int64_t> repeat;           ///< repeat count
-  std::vector<std::uint32_t> work;            ///< index into works
+  std::vector<codec::Shared<Work>> work;      ///< work (equal texts share one value)
   std::vector<Span> attrs;                    ///< annotations as their canonical text (`{}` when none)
-  std::vector<std::string_view> names;        ///< distinct implementation and rule names
-  std::vector<Work> works;                    ///< distinct works (decoded strictly)
   std::size_t size() const { return device.size(); }  ///< commands
 };
 
