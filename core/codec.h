@@ -308,13 +308,15 @@ template <Vector V>
 void decode(json::Reader& r, V& v) {
   if (r.peek() != json::Kind::Array) r.fail("SCHEMA-5", "expected an array");
   v.clear();
-  r.begin_array();
   if constexpr (std::is_arithmetic_v<typename V::value_type> || std::is_same_v<typename V::value_type, std::string>) {  // into reused scratch, then one
     thread_local std::vector<typename V::value_type> scratch;  // allocation of the exact size, not 1, 2, 4, ... (an element decodes no array: no reentry)
-    for (scratch.clear(); r.next_element();) decode(r, scratch.emplace_back());
+    scratch.clear();
+    if constexpr (std::is_same_v<typename V::value_type, std::int32_t>) if (r.digit_list(scratch)) return v.assign(scratch.begin(), scratch.end());  // canonical: at once
+    for (scratch.clear(), r.begin_array(); r.next_element();) decode(r, scratch.emplace_back());
     check_size(r, scratch.size());
     return v.assign(std::make_move_iterator(scratch.begin()), std::make_move_iterator(scratch.end()));
   }
+  r.begin_array();
   for (const std::size_t from = r.offset(); r.next_element();) {
     check_size(r, v.size() + 1);  // before the element: a List could not take it
     decode(r, v.emplace_back());

@@ -13,6 +13,8 @@ namespace plancert::json {
 namespace {
 constexpr std::size_t kMaxSkipDepth = 512;
 const char* kHex = "0123456789abcdef";
+// The one-letter escapes and the characters they stand for (the writer uses all but `\/`).
+constexpr std::string_view kEscapes = "/\"\\bfnrt", kEscaped = "/\"\\\b\f\n\r\t";
 
 void append_utf8(std::string& out, std::uint32_t cp) {
   static constexpr unsigned kLead[] = {0, 0, 0xC0, 0xE0, 0xF0};
@@ -96,6 +98,22 @@ bool Reader::next_key(std::string_view& key) {
 
 void Reader::begin_array() { expect('['), path_.push_back({0, -2}); }
 
+bool Reader::digit_list(std::vector<std::int32_t>& out) {
+  if (pos_ + 1 >= s_.size() || s_[pos_] != '[') return false;
+  std::size_t p = pos_ + 1;
+  if (s_[p] != ']')
+    for (;; ++p) {  // p: where an element must start (the end of the input, after a trailing ',')
+      const std::size_t b = p;
+      std::int32_t v = 0;
+      for (; p < s_.size() && p - b < 9 && static_cast<unsigned char>(s_[p] - '0') < 10; ++p) v = 10 * v + (s_[p] - '0');  // < 10^9: no overflow
+      if (p == b || p >= s_.size() || (s_[b] == '0' && p - b > 1) || (s_[p] != ',' && s_[p] != ']')) return false;
+      out.push_back(v);
+      if (s_[p] == ']') break;
+    }
+  pos_ = p + 1;
+  return true;
+}
+
 bool Reader::next_element() {
   ws();
   if (pos_ < s_.size() && s_[pos_] == ']') return ++pos_, path_.pop_back(), false;  // the end: its path is popped
@@ -135,39 +153,27 @@ std::string_view Reader::parse_string() {
     }
     canonical_ = false;  // an escape: the canonical writer may spell it otherwise
     if (++pos_ >= s_.size()) fail("JSON-1", "unterminated escape");
-    char e = s_[pos_++];
-    switch (e) {
-      case '"': out += '"'; break;
-      case '\\': out += '\\'; break;
-      case '/': out += '/'; break;
-      case 'b': out += '\b'; break;
-      case 'f': out += '\f'; break;
-      case 'n': out += '\n'; break;
-      case 'r': out += '\r'; break;
-      case 't': out += '\t'; break;
-      case 'u': {
-        auto hex4 = [&]() -> std::uint32_t {
-          if (pos_ + 4 > s_.size()) fail("JSON-1", "truncated \\u escape");
-          std::uint32_t v = 0;
-          auto r = std::from_chars(s_.data() + pos_, s_.data() + pos_ + 4, v, 16);
-          if (r.ptr != s_.data() + pos_ + 4) fail("JSON-6", "malformed \\u escape");
-          pos_ += 4;
-          return v;
-        };
-        std::uint32_t cp = hex4();
-        if (cp >= 0xDC00 && cp <= 0xDFFF) fail("JSON-6", "lone low surrogate in \\u escape");
-        if (cp >= 0xD800 && cp <= 0xDBFF) {
-          if (pos_ + 2 > s_.size() || s_[pos_] != '\\' || s_[pos_ + 1] != 'u') fail("JSON-6", "lone high surrogate in \\u escape");
-          pos_ += 2;
-          std::uint32_t lo = hex4();
-          if (lo < 0xDC00 || lo > 0xDFFF) fail("JSON-6", "invalid surrogate pair");
-          cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-        }
-        append_utf8(out, cp);
-        break;
-      }
-      default: fail("JSON-6", std::string("invalid escape '\\") + e + "'");
+    const char e = s_[pos_++];
+    if (const std::size_t k = kEscapes.find(e); k != std::string_view::npos) { out += kEscaped[k]; continue; }  // a one-letter escape
+    if (e != 'u') fail("JSON-6", std::string("invalid escape '\\") + e + "'");
+    auto hex4 = [&]() -> std::uint32_t {
+      if (pos_ + 4 > s_.size()) fail("JSON-1", "truncated \\u escape");
+      std::uint32_t v = 0;
+      auto r = std::from_chars(s_.data() + pos_, s_.data() + pos_ + 4, v, 16);
+      if (r.ptr != s_.data() + pos_ + 4) fail("JSON-6", "malformed \\u escape");
+      pos_ += 4;
+      return v;
+    };
+    std::uint32_t cp = hex4();
+    if (cp >= 0xDC00 && cp <= 0xDFFF) fail("JSON-6", "lone low surrogate in \\u escape");
+    if (cp >= 0xD800 && cp <= 0xDBFF) {
+      if (pos_ + 2 > s_.size() || s_[pos_] != '\\' || s_[pos_ + 1] != 'u') fail("JSON-6", "lone high surrogate in \\u escape");
+      pos_ += 2;
+      std::uint32_t lo = hex4();
+      if (lo < 0xDC00 || lo > 0xDFFF) fail("JSON-6", "invalid surrogate pair");
+      cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
     }
+    append_utf8(out, cp);
   }
 }
 
@@ -265,19 +271,9 @@ void Writer::escaped(std::string_view s) {
     if (kPlain[c] || c >= 0x80) continue;  // one look-up for the common byte (not three comparisons)
     put(s.substr(b, i - b));
     b = i + 1;
-    switch (c) {
-      case '"': put("\\\""); break;
-      case '\\': put("\\\\"); break;
-      case '\b': put("\\b"); break;
-      case '\f': put("\\f"); break;
-      case '\n': put("\\n"); break;
-      case '\r': put("\\r"); break;
-      case '\t': put("\\t"); break;
-      default: {
-        char u[6] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
-        put(std::string_view(u, 6));
-      }
-    }
+    const std::size_t k = kEscaped.find(static_cast<char>(c), 1);  // `"`, `\` and five controls have a letter; the other controls \u00xx
+    const char u[6] = {'\\', k != std::string_view::npos ? kEscapes[k] : 'u', '0', '0', kHex[c >> 4], kHex[c & 15]};
+    put(std::string_view(u, k != std::string_view::npos ? 2 : 6));
   }
   put(s.substr(b));
   put("\"");

@@ -80,6 +80,11 @@ class Reader {
   }
   /// Consumes `[`. Then call next_element() until it returns false.
   void begin_array();
+  /// The canonical case of an array of indices, `[d,d,...]` with each element of at most nine
+  /// digits, no sign and no leading zero: reads it whole in one loop, appends its elements to `out`
+  /// and returns true. On anything else it consumes nothing and returns false (`out` may hold a
+  /// part), and the strict path reads the array or reports what is wrong with it.
+  bool digit_list(std::vector<std::int32_t>& out);
   /// Returns true if another element follows (and pushes its index), false at `]`.
   bool next_element();
   /// Reads a string value (unescaped, validated UTF-8).

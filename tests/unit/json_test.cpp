@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 namespace plancert {
 namespace {
 
@@ -30,6 +33,29 @@ TEST(Json, CanonicalStringEscapes) {
   EXPECT_EQ(json::quote("a\"b\\c\n\t\x01\x7f é/"), "\"a\\\"b\\\\c\\n\\t\\u0001\x7f é/\"");
   EXPECT_EQ(json::quote(std::string("\0", 1)), "\"\\u0000\"");
   EXPECT_EQ(json::quote("\x1f"), "\"\\u001f\"");
+}
+
+// Every ASCII byte: the writer escapes exactly `"`, `\` and the controls (those with a letter as
+// such, the rest as \u00xx in lowercase hex), and the reader reads each spelling back, the
+// letter escapes of both directions (with `\/`) among them; any other letter is JSON-6.
+TEST(Json, EveryAsciiByteEscapesCanonicallyAndReadsBack) {
+  const std::map<char, std::string> letters = {{'"', "\\\""}, {'\\', "\\\\"}, {'\b', "\\b"}, {'\f', "\\f"}, {'\n', "\\n"}, {'\r', "\\r"}, {'\t', "\\t"}};
+  for (int c = 0; c < 0x80; ++c) {
+    const std::string one(1, static_cast<char>(c));
+    const char hex[] = {'0', '0', "0123456789abcdef"[c >> 4], "0123456789abcdef"[c & 15], 0};
+    const std::string want = letters.contains(one[0]) ? letters.at(one[0]) : c < 0x20 ? std::string("\\u") + hex : one;
+    EXPECT_EQ(json::quote(one), "\"" + want + "\"") << "byte " << c;
+    EXPECT_EQ(json::Reader(json::quote(one)).string(), one) << "byte " << c;
+  }
+  EXPECT_EQ(json::Reader(R"("\"\\\/\b\f\n\r\t")").string(), "\"\\/\b\f\n\r\t");
+  for (char e : std::string("aBeUvx0' ")) {
+    try {
+      (void)json::Reader(std::string("\"\\") + e + "\"").string();
+      ADD_FAILURE() << "escape \\" << e << " accepted";
+    } catch (const InputError& err) {
+      EXPECT_EQ(err.diag.code, "JSON-6") << e;
+    }
+  }
 }
 
 TEST(Json, ReaderUnescapesAndValidates) {
@@ -178,6 +204,41 @@ TEST(Json, Int32IndexListsDecodeExactlyAndRejectOverflow) {
   EXPECT_EQ(lone("2147483647"), "2147483647");
   EXPECT_EQ(lone("-2147483648"), "-2147483648");
   for (std::string_view text : {"2147483648", "-2147483649", "4294967296"}) EXPECT_EQ(lone(text), "SCHEMA-8") << text;
+}
+
+// Reader::digit_list reads only the canonical form of an index list and consumes nothing
+// otherwise; through it, an Indices list decodes to the same values, or fails with the same code
+// at the same path, as the strict element-by-element path (which an int64 list takes) does.
+TEST(Json, CanonicalIndexListsAreReadAtOnceAndAnythingElseFallsBack) {
+  auto fast = [](std::string_view text) -> std::string {
+    json::Reader r(text);
+    std::vector<std::int32_t> out{7};  // appended to
+    if (!r.digit_list(out)) return r.offset() == 0 ? "fallback" : "consumed on fallback";
+    std::string s;
+    for (auto x : out) s += std::to_string(x) + ",";
+    return s + "|" + std::string(r.rest());
+  };
+  EXPECT_EQ(fast("[]"), "7,|");
+  EXPECT_EQ(fast("[0]x"), "7,0,|x");
+  EXPECT_EQ(fast("[0,1,22,333,999999999]]"), "7,0,1,22,333,999999999,|]");
+  for (std::string_view text : {"[ ]", "[1 ]", "[ 1]", "[01]", "[00]", "[-0]", "[-1]", "[1,]", "[,1]", "[1,,2]", "[1", "[1,", "[", "", "1",
+                                "[1.5]", "[1e3]", "[1E3]", "[1234567890]", "[2147483648]", "[\"1\"]", "[true]", "[1 2]", "[[1]]", "[1,2 ]"})
+    EXPECT_EQ(fast(text), "fallback") << text;
+  auto both = [](std::string_view text) {  // Indices (fast path first) and int64 (strict path only)
+    auto outcome = [&](auto v) -> std::string {
+      json::Reader r(text);
+      try { codec::decode(r, v); } catch (const InputError& e) { return e.diag.code + " " + e.diag.path; }
+      std::string s;
+      for (auto x : v) s += std::to_string(x) + ",";
+      return s + "|" + std::string(r.rest());
+    };
+    return std::pair{outcome(Indices{}), outcome(std::vector<std::int64_t>{})};
+  };
+  for (std::string_view text : {"[]", "[0]", "[0,1,22,333]", "[3,1,2]]", "[ ]", "[1 ]", "[01]", "[-0]", "[-1,5]", "[1,]", "[,1]", "[1,,2]", "[1",
+                                "[1,", "[", "[1.5]", "[7,1e3]", "[123456789,1234567890]", "[\"1\"]", "[true]", "[1 2]", "[9,[1]]", "{}"}) {
+    const auto [indices, strict] = both(text);
+    EXPECT_EQ(indices, strict) << text;
+  }
 }
 
 // SCHEMA-8's size limit, shared by every array and annotation object: an input that reaches it
