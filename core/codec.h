@@ -387,7 +387,10 @@ template <class T>
 void decode(json::Reader& r, Shared<T>& v) {
   thread_local std::array<std::pair<std::string, Shared<T>>, 1024> recent;  // direct-mapped by hash
   const std::string_view text = r.rest();
-  auto& [seen, value] = recent[std::hash<std::string_view>{}(text.substr(0, text.find('}') + 1)) % 1024];
+  std::uint64_t h = 0, w = 0, i = 0, n = text.find('}') + 1;  // hash of the text up to its first `}`: multiply-xor of 8-byte words, then bytes
+  for (; i + 8 <= n; i += 8) std::memcpy(&w, text.data() + i, 8), h = (h ^ w) * 0x9E3779B97F4A7C15U;
+  for (; i < n; ++i) h = (h ^ static_cast<unsigned char>(text[i])) * 0x9E3779B97F4A7C15U;
+  auto& [seen, value] = recent[h >> 54];  // the top 10 bits: the best mixed
   if (!seen.empty() && r.take(seen)) return void(v = value);
   v = [&] { T t; decode(r, t); return t; }();
   if (r.canonical()) seen = text.substr(0, text.size() - r.rest().size()), value = v;

@@ -456,6 +456,28 @@ TEST(Json, RepeatedWorkTextsAreSharedAndAnyOtherTextIsDecoded) {
 
 // codec::Shared: empty, it holds T{} (and encodes as T{} does); a copy is the same value; a new
 // value is another; for_each_expr reaches the Exprs inside (and refuses plain pointers).
+// The cache of repeated works is direct-mapped by a hash of the whole text: 32 works that differ
+// only in their last quantity's digits (the last bytes before the `}`), read twice, are
+// nearly all taken from the cache the second time. A hash that left out the tail, or a slot
+// taken from badly mixed bits, would send them to a few slots and miss nearly every time.
+TEST(Json, WorksThatDifferOnlyInTheirLastBytesStillHitTheCache) {
+  std::string text = "[";
+  for (int round = 0; round < 2; ++round)
+    for (int k = 0; k < 32; ++k)
+      text += std::string(round + k ? "," : "") + R"({"matrix_ops":"2*B*S","message_bytes":"0","persistent_bytes":"0","read_bytes":"7","temporary_bytes":"0","vector_ops":"0","write_bytes":")" +
+              std::to_string(1000 + k) + "\"}";
+  json::Reader r(text + "]");
+  std::vector<codec::Shared<Work>> v;
+  codec::decode(r, v);
+  ASSERT_EQ(v.size(), 64u);
+  int shared = 0;
+  for (int k = 0; k < 32; ++k) {
+    EXPECT_EQ(v[32 + k]->write_bytes, Expr(1000 + k));
+    shared += &*v[k] == &*v[32 + k];
+  }
+  EXPECT_GE(shared, 28) << "of 32 repeated works";
+}
+
 TEST(Json, SharedValuesAreImmutableAndCopiesShareThem) {
   const codec::Shared<Work> empty;
   EXPECT_EQ(codec::to_canonical(empty), codec::to_canonical(Work{}));
