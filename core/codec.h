@@ -311,7 +311,7 @@ void decode(json::Reader& r, V& v) {
   if constexpr (std::is_arithmetic_v<typename V::value_type> || std::is_same_v<typename V::value_type, std::string>) {  // into reused scratch, then one
     thread_local std::vector<typename V::value_type> scratch;  // allocation of the exact size, not 1, 2, 4, ... (an element decodes no array: no reentry)
     scratch.clear();
-    if constexpr (std::is_same_v<typename V::value_type, std::int32_t>) if (r.digit_list(scratch)) return v.assign(scratch.begin(), scratch.end());  // canonical: at once
+    if constexpr (std::is_same_v<typename V::value_type, std::int32_t>) if (r.digit_list(scratch)) return check_size(r, scratch.size()), v.assign(scratch.begin(), scratch.end());  // canonical: at once
     for (scratch.clear(), r.begin_array(); r.next_element();) decode(r, scratch.emplace_back());
     check_size(r, scratch.size());
     return v.assign(std::make_move_iterator(scratch.begin()), std::make_move_iterator(scratch.end()));
