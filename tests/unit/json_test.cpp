@@ -466,7 +466,8 @@ TEST(Json, WorksThatDifferOnlyInTheirLastBytesStillHitTheCache) {
     for (int k = 0; k < 32; ++k)
       text += std::string(round + k ? "," : "") + R"({"matrix_ops":"2*B*S","message_bytes":"0","persistent_bytes":"0","read_bytes":"7","temporary_bytes":"0","vector_ops":"0","write_bytes":")" +
               std::to_string(1000 + k) + "\"}";
-  json::Reader r(text + "]");
+  text += "]";
+  json::Reader r(text);  // the reader views the text: it must outlive the reader
   std::vector<codec::Shared<Work>> v;
   codec::decode(r, v);
   ASSERT_EQ(v.size(), 64u);
