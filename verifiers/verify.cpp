@@ -124,9 +124,9 @@ void identity(Ctx& c, const P& p, std::size_t layer, bool root) {
   const std::size_t mask = slot.size() - 1;
   std::size_t e = 0;
   const auto* rules = rules_of(p);
-  std::unordered_set<std::string_view> declared;
+  std::unordered_set<const std::string*> declared;  // interned names: a lineage's rule is looked up by its address, not hashed as text
   for (std::size_t i = 0; rules && i < rules->size(); ++i)
-    if (!declared.insert((*rules)[i]).second) c.err("LINEAGE-1", "/payload/rules/" + std::to_string(i), "rule \"" + (*rules)[i] + "\" is declared twice");
+    if (!declared.insert(&codec::Name((*rules)[i]).str()).second) c.err("LINEAGE-1", "/payload/rules/" + std::to_string(i), "rule \"" + (*rules)[i] + "\" is declared twice");
   entities(p, [&](std::string_view array, std::size_t i, const std::string& id, const Lineage* lin, const Attrs* attrs) {
     if (!id_syntax_ok(id)) c.err("ID-2", at(array, i, "id"), "id \"" + id.substr(0, 64) + "\" is empty, longer than 256 bytes or has a character outside [A-Za-z0-9_.:/#@+-[]=,]");
     if (e + 16 < ent.size()) __builtin_prefetch(&slot[ent[e + 16].hash & mask]);
@@ -138,7 +138,7 @@ void identity(Ctx& c, const P& p, std::size_t layer, bool root) {
       c.err("ID-1", at(array, i, "id"), "id \"" + id + "\" is not unique", {"first used at " + at(first, f - start)});
     } else slot[k] = tag | e;
     if (lin) {
-      if (!declared.count(lin->rule.str())) c.err("LINEAGE-1", at(array, i, "lineage/rule"), "rule \"" + lin->rule.str() + "\" is not declared in /payload/rules");
+      if (!declared.count(&lin->rule.str())) c.err("LINEAGE-1", at(array, i, "lineage/rule"), "rule \"" + lin->rule.str() + "\" is not declared in /payload/rules");
       if (root && (lin->kind != LineageKind::introduced || !lin->sources.empty()))
         c.err("LINEAGE-1", at(array, i, "lineage"), "a root snapshot has no parent, so its entities must be introduced with no sources");
       if (!root && (lin->kind != LineageKind::derived || lin->sources.empty()))
