@@ -35,9 +35,11 @@ bool refs(Ctx& c, const Indices& list, std::size_t n, std::string_view array, st
           std::vector<std::uint32_t>& stamp, std::uint32_t& epoch);
 
 /// REF-1 for one reference: `v` must be in [0, n). `path` is the JSON Pointer, or a callable
-/// that builds it (called only on failure, so hot loops build no strings).
+/// that builds it (called only on failure, so hot loops build no strings). Always inlined: GCC
+/// kept it out of line even with the profile, and a call for each of a plan's tens of millions
+/// of references cost `refs` about 80 % more instructions (bench/PERFORMANCE_LOG.md, session 46).
 template <class Path>
-bool ref(Ctx& c, Index v, std::size_t n, Path&& path) {
+[[gnu::always_inline]] inline bool ref(Ctx& c, Index v, std::size_t n, Path&& path) {
   if (v >= 0 && static_cast<std::size_t>(v) < n) return true;
   std::string p;
   if constexpr (std::is_invocable_v<Path>) p = path(); else p = std::move(path);
