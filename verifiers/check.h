@@ -36,7 +36,7 @@ bool refs(Ctx& c, const Indices& list, std::size_t n, std::string_view array, st
 
 /// REF-1 for one reference: `v` must be in [0, n). `path` is the JSON Pointer, or a callable
 /// that builds it (called only on failure, so hot loops build no strings). Always inlined: GCC
-/// kept it out of line even with the profile, and a call for each of a plan's tens of millions
+/// kept it out of line even with the profile, and a call for each of a plan's millions
 /// of references cost `refs` about 80 % more instructions (bench/PERFORMANCE_LOG.md, session 46).
 template <class Path>
 [[gnu::always_inline]] inline bool ref(Ctx& c, Index v, std::size_t n, Path&& path) {
