@@ -100,8 +100,9 @@ class Reader {
   void null();
   /// The input from the cursor to its end.
   [[nodiscard]] std::string_view rest() const { return s_.substr(pos_); }
-  /// When the input continues with exactly `t`, consumes it and returns true. For a cache of
-  /// decoded values: `t` must be the whole text of one value this reader's decoders read before.
+  /// When the input continues with exactly `t`, consumes it and returns true. `t` must be the
+  /// whole canonical text of one value: one this reader's decoders read before (a cache of
+  /// decoded values), or a complete literal such as `{}`.
   bool take(std::string_view t) { return rest().starts_with(t) && (pos_ += t.size(), true); }
   /// Skips one complete value of any kind without recursion; returns its raw text.
   std::string_view skip();
