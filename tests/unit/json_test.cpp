@@ -380,6 +380,30 @@ TEST(Json, AnnotationKeysOutOfOrderOrRepeatedAreNeverEncoded) {
   EXPECT_EQ(digest_of(m), d);
 }
 
+// The canonical empty object `{}` is taken at once: it clears what the map held, consumes exactly
+// those two bytes and keeps the reader canonical; `{ }` takes the general path and is marked
+// non-canonical; an object with entries is not mistaken for an empty one.
+TEST(Json, EmptyAnnotationsAreTakenAtOnceAndExactly) {
+  Attrs a{{"stale", "1"}};
+  json::Reader r(R"({}],"next")");
+  codec::decode(r, a);
+  EXPECT_TRUE(a.empty());
+  EXPECT_EQ(r.rest(), R"(],"next")");
+  EXPECT_TRUE(r.canonical());
+  json::Reader spaced("{ }");
+  a = {{"stale", "1"}};
+  codec::decode(spaced, a);
+  EXPECT_TRUE(a.empty());
+  EXPECT_FALSE(spaced.canonical());
+  json::Reader full(R"({"a":"1"})");
+  codec::decode(full, a);
+  ASSERT_EQ(a.size(), 1U);
+  EXPECT_EQ(a.begin()->second, "1");
+  EXPECT_TRUE(full.rest().empty());
+  json::Reader open("{");
+  EXPECT_THROW(codec::decode(open, a), InputError);
+}
+
 // Annotations in any order decode to the sorted map (marked non-canonical, so the digest comes
 // from re-encoding); a key repeated anywhere in the object is JSON-2. The entries are sorted
 // once, not inserted one by one, so a long object in descending order stays n log n.
