@@ -220,11 +220,8 @@ concept Reflected = requires { T::fields(); };
 /// True when the field names of T are strictly increasing (canonical key order).
 template <Reflected T>
 constexpr bool fields_sorted() {
-  bool ok = true;
-  std::string_view prev;
-  bool first = true;
-  std::apply([&](const auto&... f) { ((ok = ok && (first || prev < f.name), prev = f.name, first = false), ...); }, T::fields());
-  return ok;
+  constexpr auto names = std::apply([](const auto&... f) { return std::array{f.name...}; }, T::fields());
+  return std::adjacent_find(names.begin(), names.end(), [](std::string_view a, std::string_view b) { return a >= b; }) == names.end();
 }
 
 using json::same;

@@ -26,10 +26,7 @@ bool mono_less(const Monomial& a, const Monomial& b) {
 }
 
 bool mono_equal(const Monomial& a, const Monomial& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (a[i].power != b[i].power || a[i].atom->text != b[i].atom->text) return false;
-  return true;
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const Factor& x, const Factor& y) { return x.power == y.power && x.atom->text == y.atom->text; });
 }
 
 Monomial mono_mul(const Monomial& a, const Monomial& b) {
@@ -245,10 +242,7 @@ Expr operator/(const Expr& a, const Rat& b) {
 bool operator==(const Expr& a, const Expr& b) {
   const auto &x = a.terms(), &y = b.terms();
   if (&x == &y) return true;  // one shared representation
-  if (x.size() != y.size()) return false;
-  for (std::size_t i = 0; i < x.size(); ++i)
-    if (x[i].coef != y[i].coef || !mono_equal(x[i].mono, y[i].mono)) return false;
-  return true;
+  return std::equal(x.begin(), x.end(), y.begin(), y.end(), [](const Term& s, const Term& t) { return s.coef == t.coef && mono_equal(s.mono, t.mono); });
 }
 
 std::optional<Rat> Expr::constant() const {

@@ -88,6 +88,8 @@ struct Work {
   Expr write_bytes;       ///< bytes written to memory
   /// Reflected fields.
   PLANCERT_FIELDS(Work, matrix_ops, message_bytes, persistent_bytes, read_bytes, temporary_bytes, vector_ops, write_bytes)
+  /// Equal quantities, field by field (Expr equality: canonical identity).
+  friend bool operator==(const Work&, const Work&) = default;
 };
 
 /// A symbolic dimension with its facts.

@@ -44,11 +44,7 @@ std::optional<Rat> parse_rat(std::string_view t) {
 
 std::string to_string(const Int& v) { return v.str(); }
 
-std::string to_string(const Rat& v) {
-  const Int& d = boost::multiprecision::denominator(v);
-  if (d == 1) return boost::multiprecision::numerator(v).str();
-  return boost::multiprecision::numerator(v).str() + "/" + d.str();
-}
+std::string to_string(const Rat& v) { return v.str(); }  // Boost writes `p`, or `p/q` when q != 1
 
 Int floor(const Rat& v) {
   const Int& n = boost::multiprecision::numerator(v);

@@ -28,10 +28,9 @@ class Hasher {
   std::string hex() {
     std::array<unsigned char, crypto_generichash_BYTES> out{};
     crypto_generichash_final(&st_, out.data(), out.size());
-    static const char* k = "0123456789abcdef";
-    std::string h;
-    for (unsigned char c : out) { h += k[c >> 4]; h += k[c & 15]; }
-    return h;
+    std::array<char, 2 * crypto_generichash_BYTES + 1> h{};  // lowercase hex digits and a NUL
+    sodium_bin2hex(h.data(), h.size(), out.data(), out.size());
+    return h.data();
   }
 
  private:

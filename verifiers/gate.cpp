@@ -51,12 +51,11 @@ void check_topological_witness(Diagnostics& d, const Indices& order, const std::
       }
 }
 
-CommitResult<ModelIR> Gate::commit_root(Snapshot<ModelIR> s, const Witnesses& w) {
+CommitResult<ModelIR> Gate::commit_root(Snapshot<ModelIR> s, const Witnesses& /*unused: a ModelIR has no dependency lists to order*/) {
   const std::string sealed = s.digest.empty() ? (s.digest = digest_of(s.payload)) : std::string();  // (gate.h: unsealed snapshots)
   AnySnapshot any(std::move(s));
   Diagnostics d = verify_snapshot(any, sealed);
   if (!d.ok()) return Rejection{std::move(d)};
-  (void)w;
   return Committed<ModelIR>(std::move(std::get<0>(any)));
 }
 

@@ -351,11 +351,6 @@ void reference(check::Ctx& c, const PortablePlanIR& pp, const ConcretePlanIR& go
   if (!where.empty()) c.err("REFBIND-1", "/payload/" + where, "the plan declares the reference binding but differs here from the normal form re-derived from its parent");
 }
 
-bool same_work(const Work& a, const Work& b) {
-  return a.matrix_ops == b.matrix_ops && a.vector_ops == b.vector_ops && a.read_bytes == b.read_bytes && a.write_bytes == b.write_bytes &&
-         a.message_bytes == b.message_bytes && a.temporary_bytes == b.temporary_bytes && a.persistent_bytes == b.persistent_bytes;
-}
-
 }  // namespace
 
 void bind(check::Ctx& c, const ConcretePlanIR& p, bool families_ok, Flow&& flow) {
@@ -429,7 +424,7 @@ void portable_to_concrete(check::Ctx& c, const PortablePlanIR& pp, const Concret
     }
     task[v] = static_cast<std::int64_t>(it->second);
     const PortableTask& t = pp.tasks[it->second];
-    if (cmd.kind != kCommand[static_cast<std::size_t>(t.kind)] || cmd.repeat < 1 || !same_work(*cmd.work, t.work))
+    if (cmd.kind != kCommand[static_cast<std::size_t>(t.kind)] || cmd.repeat < 1 || *cmd.work != t.work)
       c.err("WORK-4", at("commands", v), "a command of task " + in_quotes(t.id) + " must have its kind and work and repeat >= 1");
     instances[(static_cast<std::uint64_t>(it->second) << 32) | static_cast<std::uint32_t>(cmd.device)] += cmd.repeat;
     auto im = impl_of.find(cmd.implementation.str());

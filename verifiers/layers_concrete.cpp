@@ -124,9 +124,6 @@ void slots(check::Ctx& c, const ConcretePlanIR& p, const std::vector<Index>& sig
     if (is_transfer(p.commands[v].kind) && routes[v] == 0) c.err("ROUTE-1", at("commands", v), "transfer \"" + p.commands[v].id + "\" has no route");
 }
 
-}  // namespace
-
-namespace {
 Flow families(check::Ctx& c, const ConcretePlanIR& p) {
   const std::size_t n = p.commands.size();
   memory(c, p);

@@ -409,10 +409,7 @@ void distributed_to_portable(check::Ctx& c, const DistributedTaskIR& d, const Po
     const auto& dt = d.tasks[it->second];
     ++copies[it->second];
     src[i] = static_cast<std::int64_t>(it->second), planned[it->second] = static_cast<std::int64_t>(i);
-    const Work &a = pt.work, &b = dt.work;
-    if (!(a.matrix_ops == b.matrix_ops && a.vector_ops == b.vector_ops && a.read_bytes == b.read_bytes && a.write_bytes == b.write_bytes &&
-          a.message_bytes == b.message_bytes && a.temporary_bytes == b.temporary_bytes && a.persistent_bytes == b.persistent_bytes) ||
-        pt.kind != dt.kind || pt.phase != dt.phase || pt.repeat != dt.repeat || pt.replication != dt.replication || pt.ranks != dt.ranks)
+    if (pt.work != dt.work || pt.kind != dt.kind || pt.phase != dt.phase || pt.repeat != dt.repeat || pt.replication != dt.replication || pt.ranks != dt.ranks)
       c.err("WORK-1", at("tasks", i, "work"), "the work vector, kind, phase, repetition and ranks must equal those of distributed task \"" + dt.id + "\" exactly");
   }
   for (std::size_t i = 0; i < d.tasks.size(); ++i)

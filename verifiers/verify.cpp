@@ -255,7 +255,6 @@ bool refs_machine(Ctx& c, const MachineIR& m, Scratch& s) {
   bool ok = true;
   const std::size_t n = m.instructions.size();
   for (std::size_t i = 0; i < n; ++i) ok &= check::refs(c, m.instructions[i].dependencies, n, "instructions", i, "dependencies", false, s.stamp, s.epoch);
-  ++s.epoch;
   for (std::size_t k = 0; k < m.entry_points.size(); ++k) ok &= check::ref(c, m.entry_points[k], n, "/payload/entry_points/" + std::to_string(k));
   if (ok) check::dag(c, m.instructions, "instructions", s.stamp, s.epoch);
   return ok;
@@ -343,12 +342,9 @@ Diagnostics verify_transition(const AnySnapshot& parent, const AnySnapshot& chil
       layers::distributed_to_portable_infer(c, std::get<1>(parent).payload, std::get<2>(child).payload);
     }
     if (cl == 3 && d.ok()) layers::portable_to_concrete(c, std::get<2>(parent).payload, std::get<3>(child).payload);
-    if (cl >= 4) {
-      const auto& plan = std::get<3>(parent).payload;
-      if (cl == 4) layers::timeline(c, plan, std::get<4>(child).payload);
-      if (cl == 5) layers::machine_trace(c, plan, std::get<5>(child).payload);
-      if (cl == 6) layers::observations_trace(c, plan, std::get<6>(child).payload);
-    }
+    if (cl == 4) layers::timeline(c, std::get<3>(parent).payload, std::get<4>(child).payload);
+    if (cl == 5) layers::machine_trace(c, std::get<3>(parent).payload, std::get<5>(child).payload);
+    if (cl == 6) layers::observations_trace(c, std::get<3>(parent).payload, std::get<6>(child).payload);
   } catch (const TooManyTerms& e) { c.err("SYM-3", "/payload", e.what()); }
   return d;
 }
