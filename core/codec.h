@@ -346,7 +346,7 @@ inline void decode(json::Reader& r, Attrs& v) {
     decode(r, seq.emplace_back(std::string(key), std::string()).second);
   }
   check_size(r, seq.size());
-  std::sort(seq.begin(), seq.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  if (!r.canonical()) std::sort(seq.begin(), seq.end(), [](const auto& a, const auto& b) { return a.first < b.first; });  // canonical so far: the keys came in strictly rising order (above)
   if (auto d = std::adjacent_find(seq.begin(), seq.end(), [](const auto& a, const auto& b) { return a.first == b.first; }); d != seq.end()) r.fail("JSON-2", "duplicate key \"" + d->first + "\"");
   v.adopt_sequence(boost::container::ordered_unique_range, Attrs::sequence_type(std::make_move_iterator(seq.begin()), std::make_move_iterator(seq.end())));
 }

@@ -119,9 +119,10 @@ void race(check::Ctx& c, const ConcretePlanIR& p, Flow&& flow) {
   };
   for (std::uint32_t v : h.order) accesses(v, [&](std::size_t b, std::uint32_t, bool) { ++off[b + 2]; });
   std::partial_sum(off.begin(), off.end(), off.begin());  // off[b + 1]: where b's accesses start
-  std::vector<std::pair<std::uint32_t, bool>> acc(off[nb + 1]);
+  struct Access { std::uint32_t command : 31, writes : 1; };  // 4 bytes, not 8: fewer than 2^31 commands (SCHEMA-8)
+  std::vector<Access> acc(off[nb + 1]);
   for (std::size_t i = 0; i < n; ++i) topo[h.order[i]] = static_cast<std::uint32_t>(i);
-  for (std::uint32_t v : h.order) accesses(v, [&](std::size_t b, std::uint32_t u, bool wr) { acc[off[b + 1]++] = {u, wr}; });  // then off[b + 1]: where they end
+  for (std::uint32_t v : h.order) accesses(v, [&](std::size_t b, std::uint32_t u, bool wr) { acc[off[b + 1]++] = {u & INT32_MAX, wr}; });  // then off[b + 1]: where they end
   // head: leading reads and the first write; tail: the last write and the reads after it (both
   // empty for an empty buffer). Every access happens after some head and before some tail access
   // (RACE-1). Ranges of acc: head [off[b], hend[b]), tail [tw[b], off[b + 1]).
@@ -131,7 +132,7 @@ void race(check::Ctx& c, const ConcretePlanIR& p, Flow&& flow) {
     done[b] = p.buffers[b].size <= 0;
     hend[b] = p.buffers[b].size > 0 ? off[b + 1] : off[b], tw[b] = p.buffers[b].size > 0 ? off[b] : off[b + 1];
     for (std::size_t i = off[b]; i < off[b + 1] && p.buffers[b].size > 0; ++i)
-      if (acc[i].second) hend[b] = std::min(hend[b], i + 1), tw[b] = i;
+      if (acc[i].writes) hend[b] = std::min(hend[b], i + 1), tw[b] = i;
   }
   auto head = [&](std::size_t b) { return std::span(acc).subspan(off[b], hend[b] - off[b]); };
   auto tail = [&](std::size_t b) { return std::span(acc).subspan(tw[b], off[b + 1] - tw[b]); };
@@ -140,8 +141,8 @@ void race(check::Ctx& c, const ConcretePlanIR& p, Flow&& flow) {
   auto race1 = [&](std::size_t b, std::uint32_t v, bool wr) {
     const std::size_t i = next[b]++, w = std::exchange(lw[b], wr ? i : lw[b]);
     if (done[b]) return;
-    std::int64_t bad = w != SIZE_MAX && !h.before(acc[w].first, v) ? std::int64_t{acc[w].first} : -1;
-    for (std::size_t j = w == SIZE_MAX ? off[b] : w + 1; wr && j < i; ++j) bad = bad < 0 && !h.before(acc[j].first, v) ? acc[j].first : bad;  // the reads since w
+    std::int64_t bad = w != SIZE_MAX && !h.before(acc[w].command, v) ? std::int64_t{acc[w].command} : -1;
+    for (std::size_t j = w == SIZE_MAX ? off[b] : w + 1; wr && j < i; ++j) bad = bad < 0 && !h.before(acc[j].command, v) ? acc[j].command : bad;  // the reads since w
     if (bad >= 0 && (done[b] = 1))
       c.err("RACE-1", at("buffers", b), "commands " + cid(static_cast<std::size_t>(bad)) + " and " + cid(v) + " access buffer " + in_quotes(p.buffers[b].id) + ", one of them writes, and neither happens before the other");
   };
@@ -157,16 +158,19 @@ void race(check::Ctx& c, const ConcretePlanIR& p, Flow&& flow) {
   // chain, so comparing neighbours (as they become neighbours) suffices. Tally t: pairs[t].
   auto device_of = [&](std::size_t b) { return p.regions[static_cast<std::size_t>(p.buffers[b].region)].device; };
   auto start_of = [&](std::size_t b) { return Int(p.regions[static_cast<std::size_t>(p.buffers[b].region)].offset + p.buffers[b].offset); };
-  std::vector<std::tuple<Index, Int, int, std::uint32_t>> ev;  // (device, address, 0 = end / 1 = start, buffer)
+  auto sat = [](const Int& a) { return a <= 0 ? std::uint64_t{0} : a >= UINT64_MAX ? UINT64_MAX : static_cast<std::uint64_t>(a); };  // monotone in a
+  // (device, address saturated to 64 bits, address, 0 = end / 1 = start, buffer): the 64-bit image decides
+  // most comparisons cheaply, and the exact (multiprecision) address breaks only its ties.
+  std::vector<std::tuple<Index, std::uint64_t, Int, int, std::uint32_t>> ev;
   for (std::size_t b = 0; b < nb; ++b)
     if (p.buffers[b].size > 0 && (pinned(p.buffers[b].storage) || !head(b).empty())) {
-      ev.emplace_back(device_of(b), start_of(b), 1, static_cast<std::uint32_t>(b));
-      ev.emplace_back(device_of(b), start_of(b) + p.buffers[b].size, 0, static_cast<std::uint32_t>(b));
+      ev.emplace_back(device_of(b), sat(start_of(b)), start_of(b), 1, static_cast<std::uint32_t>(b));
+      ev.emplace_back(device_of(b), sat(start_of(b) + p.buffers[b].size), start_of(b) + p.buffers[b].size, 0, static_cast<std::uint32_t>(b));
     }
   std::sort(ev.begin(), ev.end());
   std::set<std::pair<std::uint64_t, std::uint32_t>> active;  // a device's buffers all end before the next device's start
   std::vector<std::tuple<std::uint32_t, std::uint32_t, std::size_t>> pairs;  // (a, b, the yes answers that order them)
-  auto key = [&](std::uint32_t b) { return std::make_pair(pinned(p.buffers[b].storage) ? 0 : std::uint64_t{topo[head(b).front().first]} + 1, b); };
+  auto key = [&](std::uint32_t b) { return std::make_pair(pinned(p.buffers[b].storage) ? 0 : std::uint64_t{topo[head(b).front().command]} + 1, b); };
   // Of the accesses on one chain only the last of tail(a) and the first of head(b) are asked about:
   // the others happen before (after) them on the chain. So a pair asks at most K x K questions
   // (K chains), where every access of tail(a) x head(b) can be quadratic in the plan. Each is
@@ -177,8 +181,8 @@ void race(check::Ctx& c, const ConcretePlanIR& p, Flow&& flow) {
     if (auto& [s, e] = memo[2 * b + last]; e == SIZE_MAX) {
       s = pool.size();
       for (const auto& x : last ? tail(b) : head(b))
-        if (std::uint32_t& j = in_ends[h.node[x.first].chain]; j == UINT32_MAX) j = static_cast<std::uint32_t>(pool.size() - s), pool.push_back(x.first);
-        else if ((h.node[x.first].pos > h.node[pool[s + j]].pos) == last) pool[s + j] = x.first;
+        if (std::uint32_t& j = in_ends[h.node[x.command].chain]; j == UINT32_MAX) j = static_cast<std::uint32_t>(pool.size() - s), pool.push_back(x.command);
+        else if ((h.node[x.command].pos > h.node[pool[s + j]].pos) == last) pool[s + j] = x.command;
       for (std::size_t i = s; i < pool.size(); ++i) in_ends[h.node[pool[i]].chain] = UINT32_MAX;
       e = pool.size();
     }
@@ -191,7 +195,7 @@ void race(check::Ctx& c, const ConcretePlanIR& p, Flow&& flow) {
       for (std::size_t j = y0; j < y1; ++j) if (pool[i] != pool[j]) question(topo[pool[j]], pool[i], pairs.size());  // one command accessing both: never ordered
     pairs.emplace_back(a, b, (x1 - x0) * (y1 - y0)), yes.push_back(0);
   };
-  for (const auto& [dev, addr, kind, b] : ev) {
+  for (const auto& [dev, sat_addr, addr, kind, b] : ev) {
     auto it = kind == 0 ? active.find(key(b)) : active.insert(key(b)).first, nx = std::next(it);
     if (kind == 0 && it != active.begin() && nx != active.end()) check(std::prev(it)->second, nx->second);
     if (kind == 1 && it != active.begin()) check(std::prev(it)->second, b);
@@ -215,8 +219,8 @@ void race(check::Ctx& c, const ConcretePlanIR& p, Flow&& flow) {
     const auto w = static_cast<std::uint32_t>(m.witness.value_or(0));
     base[k] = yes.size();
     for (std::uint32_t b : on[static_cast<std::size_t>(m.device)]) {
-      for (const auto& y : m.witness ? head(b) : head(b).first(0)) question(topo[w], y.first, yes.size());
-      for (const auto& x : m.witness ? tail(b) : tail(b).first(0)) if (x.first != w) question(topo[x.first], w, yes.size() + 1);
+      for (const auto& y : m.witness ? head(b) : head(b).first(0)) question(topo[w], y.command, yes.size());
+      for (const auto& x : m.witness ? tail(b) : tail(b).first(0)) if (x.command != w) question(topo[x.command], w, yes.size() + 1);
       yes.resize(yes.size() + 2);
     }
   }

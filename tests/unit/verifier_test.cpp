@@ -167,6 +167,26 @@ TEST(Race2, OneBufferAgainstEachOfItsNeighbours) {
   EXPECT_EQ(raced, (std::vector<std::string>{"/payload/buffers/1", "/payload/buffers/2", "/payload/buffers/3", "/payload/buffers/4"}));
 }
 
+// RACE-2's address events sort on a 64-bit image of each address first (saturated: every address
+// at or above 2^64 has the same image) and on the exact address only when the images tie. Two
+// buffers of one command at and beyond 2^66: touching, they share no byte and are accepted;
+// overlapping by 4 bytes, they are RACE-2 (one command accesses both).
+TEST(Race2, AddressesBeyond64BitsAreOrderedExactly) {
+  auto p = plan3();
+  p.devices[0].memory_bytes = Int(1) << 70;
+  p.regions[0].offset = Int(1) << 66;
+  p.regions[0].alignment = 1;
+  p.buffers = {ConcreteBuffer{1, "A", derived("pa"), 0, 0, 8, Storage::transient}, ConcreteBuffer{1, "B", derived("pb"), 8, 0, 8, Storage::transient}};
+  p.commands[0].writes = {0, 1};
+  auto d = check(p);
+  EXPECT_TRUE(d.ok()) << (d.all().empty() ? "" : to_text(d.all()[0]));
+  p.buffers[1].offset = 4;
+  d = check(p);
+  ASSERT_EQ(d.count(), 1U) << to_text(d.all()[0]);
+  EXPECT_EQ(d.all()[0].code, "RACE-2");
+  EXPECT_EQ(d.all()[0].path, "/payload/buffers/1");
+}
+
 TEST(Gate, CommitsOnlyVerifiedSnapshots) {
   ModelIR m;
   m.name = "m";
