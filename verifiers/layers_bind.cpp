@@ -164,8 +164,9 @@ void race(check::Ctx& c, const ConcretePlanIR& p, Flow&& flow) {
   std::vector<std::tuple<Index, std::uint64_t, Int, int, std::uint32_t>> ev;
   for (std::size_t b = 0; b < nb; ++b)
     if (p.buffers[b].size > 0 && (pinned(p.buffers[b].storage) || !head(b).empty())) {
-      ev.emplace_back(device_of(b), sat(start_of(b)), start_of(b), 1, static_cast<std::uint32_t>(b));
-      ev.emplace_back(device_of(b), sat(start_of(b) + p.buffers[b].size), start_of(b) + p.buffers[b].size, 0, static_cast<std::uint32_t>(b));
+      const Int s = start_of(b), e = s + p.buffers[b].size;
+      ev.emplace_back(device_of(b), sat(s), s, 1, static_cast<std::uint32_t>(b));
+      ev.emplace_back(device_of(b), sat(e), e, 0, static_cast<std::uint32_t>(b));
     }
   std::sort(ev.begin(), ev.end());
   std::set<std::pair<std::uint64_t, std::uint32_t>> active;  // a device's buffers all end before the next device's start
