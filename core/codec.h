@@ -303,6 +303,7 @@ template <Reflected T> void decode(json::Reader& r, T& v);
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 template <Vector V>
 void decode(json::Reader& r, V& v) {
+  if constexpr (std::is_same_v<typename V::value_type, std::string>) if (std::string_view s; r.sole_plain_string(s)) return v.clear(), void(v.emplace_back(s));  // canonical: at once
   if (r.peek() != json::Kind::Array) r.fail("SCHEMA-5", "expected an array");
   v.clear();
   if constexpr (std::is_arithmetic_v<typename V::value_type> || std::is_same_v<typename V::value_type, std::string>) {  // into reused scratch, then one

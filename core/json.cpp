@@ -114,6 +114,14 @@ bool Reader::digit_list(std::vector<std::int32_t>& out) {
   return true;
 }
 
+bool Reader::sole_plain_string(std::string_view& out) {
+  std::size_t p = pos_ + 2;
+  if (p >= s_.size() || s_[pos_] != '[' || s_[pos_ + 1] != '"') return false;
+  while (p < s_.size() && kPlain[static_cast<unsigned char>(s_[p])]) ++p;
+  if (p + 1 >= s_.size() || s_[p] != '"' || s_[p + 1] != ']') return false;
+  return out = std::string_view(s_.data() + pos_ + 2, p - pos_ - 2), pos_ = p + 2, true;
+}
+
 bool Reader::next_element() {
   ws();
   if (pos_ < s_.size() && s_[pos_] == ']') return ++pos_, path_.pop_back(), false;  // the end: its path is popped

@@ -85,6 +85,10 @@ class Reader {
   /// and returns true. On anything else it consumes nothing and returns false (`out` may hold a
   /// part), and the strict path reads the array or reports what is wrong with it.
   bool digit_list(std::vector<std::int32_t>& out);
+  /// The canonical case of an array of one plain string, `["s"]` with `s` of printable ASCII other
+  /// than `"` and `\\` (a lineage's source): consumes it, views `s` in `out` and returns true. On
+  /// anything else it consumes nothing and returns false, and the strict path reads the array.
+  bool sole_plain_string(std::string_view& out);
   /// Returns true if another element follows (and pushes its index), false at `]`.
   bool next_element();
   /// Reads a string value (unescaped, validated UTF-8).

@@ -206,6 +206,20 @@ TEST(Json, Int32IndexListsDecodeExactlyAndRejectOverflow) {
   for (std::string_view text : {"2147483648", "-2147483649", "4294967296"}) EXPECT_EQ(lone(text), "SCHEMA-8") << text;
 }
 
+// What decoding `text` into the list `v` gives: its elements and the rest of the input (and
+// whether that read was canonical), or the error's code and path.
+template <class V>
+std::string list_outcome(std::string_view text, V v) {
+  json::Reader r(text);
+  try { codec::decode(r, v); } catch (const InputError& e) { return e.diag.code + " " + e.diag.path; }
+  std::string s;
+  for (const auto& x : v) {
+    if constexpr (std::is_integral_v<typename V::value_type>) s += std::to_string(x) + ",";
+    else s += "<" + std::string(x) + ">";
+  }
+  return s + "|" + std::string(r.rest()) + (r.canonical() ? "" : " (not canonical)");
+}
+
 // Reader::digit_list reads only the canonical form of an index list and consumes nothing
 // otherwise; through it, an Indices list decodes to the same values, or fails with the same code
 // at the same path, as the strict element-by-element path (which an int64 list takes) does.
@@ -225,19 +239,40 @@ TEST(Json, CanonicalIndexListsAreReadAtOnceAndAnythingElseFallsBack) {
                                 "[1.5]", "[1e3]", "[1E3]", "[1234567890]", "[2147483648]", "[\"1\"]", "[true]", "[1 2]", "[[1]]", "[1,2 ]"})
     EXPECT_EQ(fast(text), "fallback") << text;
   auto both = [](std::string_view text) {  // Indices (fast path first) and int64 (strict path only)
-    auto outcome = [&](auto v) -> std::string {
-      json::Reader r(text);
-      try { codec::decode(r, v); } catch (const InputError& e) { return e.diag.code + " " + e.diag.path; }
-      std::string s;
-      for (auto x : v) s += std::to_string(x) + ",";
-      return s + "|" + std::string(r.rest());
-    };
-    return std::pair{outcome(Indices{}), outcome(std::vector<std::int64_t>{})};
+    return std::pair{list_outcome(text, Indices{}), list_outcome(text, std::vector<std::int64_t>{})};
   };
   for (std::string_view text : {"[]", "[0]", "[0,1,22,333]", "[3,1,2]]", "[ ]", "[1 ]", "[01]", "[-0]", "[-1,5]", "[1,]", "[,1]", "[1,,2]", "[1",
                                 "[1,", "[", "[1.5]", "[7,1e3]", "[123456789,1234567890]", "[\"1\"]", "[true]", "[1 2]", "[9,[1]]", "{}"}) {
     const auto [indices, strict] = both(text);
     EXPECT_EQ(indices, strict) << text;
+  }
+}
+
+// Reader::sole_plain_string reads only `["s"]` with `s` of plain printable ASCII (a lineage's
+// sources) and consumes nothing otherwise; through it, a list of strings decodes to the same
+// values, or fails with the same code at the same path, as the strict path (which a list of Names
+// takes) does.
+TEST(Json, ASoleCanonicalPlainStringIsReadAtOnceAndAnythingElseFallsBack) {
+  auto fast = [](std::string_view text) -> std::string {
+    json::Reader r(text);
+    std::string_view s = "unchanged";
+    if (!r.sole_plain_string(s)) return (r.offset() == 0 ? "fallback " : "consumed on fallback ") + std::string(s);
+    return "<" + std::string(s) + ">|" + std::string(r.rest());
+  };
+  EXPECT_EQ(fast(R"(["pb0"])"), "<pb0>|");
+  EXPECT_EQ(fast(R"([""]x)"), "<>|x");
+  EXPECT_EQ(fast(R"([" ~!#/"]])"), "< ~!#/>|]");
+  EXPECT_EQ(fast("[\"a\x7f\"]"), "<a\x7f>|");
+  for (std::string_view text : {"[]", "[ \"a\"]", "[\"a\" ]", "[\"a\",\"b\"]", "[\"a\\\"b\"]", "[\"a\\u0041\"]", "[\"\xc3\xa9\"]", "[\"a\tb\"]",
+                                "[\"a\"", "[\"a", "[\"", "[", "", "\"a\"", "[1]", "[[\"a\"]]", "{\"a\"]"})
+    EXPECT_EQ(fast(text), "fallback unchanged") << text;
+  auto both = [](std::string_view text) {  // strings (fast path first) and Names (strict path only)
+    return std::pair{list_outcome(text, std::vector<std::string>{"old"}), list_outcome(text, std::vector<codec::Name>{"old"})};
+  };
+  for (std::string_view text : {"[\"pb0\"]", "[\"\"]", "[\"a\"]]", "[]", "[ \"a\"]", "[\"a\",\"b\"]", "[\"a\\u0041\"]", "[\"a\\\"b\"]", "[\"\xc3\xa9\"]",
+                                "[\"\xc3\"]", "[\"a\tb\"]", "[\"a\"", "[\"a", "[1]", "[\"a\",]", "{}", "\"a\""}) {
+    const auto [strings, names] = both(text);
+    EXPECT_EQ(strings, names) << text;
   }
 }
 
