@@ -303,17 +303,18 @@ template <Reflected T> void decode(json::Reader& r, T& v);
 /// Decodes one value strictly (JSON-*, SCHEMA-* on error).
 template <Vector V>
 void decode(json::Reader& r, V& v) {
-  if constexpr (std::is_same_v<typename V::value_type, std::string>) if (std::string_view s; r.sole_plain_string(s)) return v.clear(), void(v.emplace_back(s));  // canonical: at once
-  if (r.peek() != json::Kind::Array) r.fail("SCHEMA-5", "expected an array");
-  v.clear();
   if constexpr (std::is_arithmetic_v<typename V::value_type> || std::is_same_v<typename V::value_type, std::string>) {  // into reused scratch, then one
+    if constexpr (std::is_same_v<typename V::value_type, std::string>) if (std::string_view s; r.sole_plain_string(s)) return v.clear(), void(v.emplace_back(s));  // canonical: at once
     thread_local std::vector<typename V::value_type> scratch;  // allocation of the exact size, not 1, 2, 4, ... (an element decodes no array: no reentry)
     scratch.clear();
     if constexpr (std::is_same_v<typename V::value_type, std::int32_t>) if (r.digit_list(scratch)) return check_size(r, scratch.size()), v.assign(scratch.begin(), scratch.end());  // canonical: at once
+    if (r.peek() != json::Kind::Array) r.fail("SCHEMA-5", "expected an array");  // anything else: strictly, element by element
     for (scratch.clear(), r.begin_array(); r.next_element();) decode(r, scratch.emplace_back());
     check_size(r, scratch.size());
     return v.assign(std::make_move_iterator(scratch.begin()), std::make_move_iterator(scratch.end()));
   }
+  if (r.peek() != json::Kind::Array) r.fail("SCHEMA-5", "expected an array");
+  v.clear();
   r.begin_array();
   for (const std::size_t from = r.offset(); r.next_element();) {
     check_size(r, v.size() + 1);  // before the element: a List could not take it
