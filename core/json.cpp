@@ -30,6 +30,20 @@ constexpr auto kPlain = [] {
   return t;
 }();
 
+// The first offset from `p` on whose byte is not plain in `s` (a `"`, a `\`, a control byte or a
+// byte >= 0x80), or its size: the scan every string read shares.
+std::size_t plain_end(std::string_view s, std::size_t p) {
+#ifdef __SSE2__
+  for (unsigned m = 0; !m && p + 16 <= s.size(); p += m ? static_cast<unsigned>(std::countr_zero(m)) : 16U) {  // 16 bytes at a time: the first not plain
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + p));  // signed: bytes >= 0x80 are < 0x20
+    m = static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+                                                              _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)))));
+  }
+#endif
+  while (p < s.size() && kPlain[static_cast<unsigned char>(s[p])]) ++p;
+  return p;
+}
+
 // Length of the valid UTF-8 sequence starting at s[i] (lead byte >= 0x80), or 0.
 std::size_t utf8_len(std::string_view s, std::size_t i) {
   auto b = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
@@ -115,9 +129,8 @@ bool Reader::digit_list(std::vector<std::int32_t>& out) {
 }
 
 bool Reader::sole_plain_string(std::string_view& out) {
-  std::size_t p = pos_ + 2;
-  if (p >= s_.size() || s_[pos_] != '[' || s_[pos_ + 1] != '"') return false;
-  while (p < s_.size() && kPlain[static_cast<unsigned char>(s_[p])]) ++p;
+  if (pos_ + 2 >= s_.size() || s_[pos_] != '[' || s_[pos_ + 1] != '"') return false;
+  const std::size_t p = plain_end(s_, pos_ + 2);
   if (p + 1 >= s_.size() || s_[p] != '"' || s_[p + 1] != ']') return false;
   return out = std::string_view(s_.data() + pos_ + 2, p - pos_ - 2), pos_ = p + 2, true;
 }
@@ -133,20 +146,13 @@ bool Reader::next_element() {
 
 std::string_view Reader::parse_string() {
   const std::size_t begin = ++pos_;  // after the opening quote
-#ifdef __SSE2__
-  for (unsigned m = 0; !m && pos_ + 16 <= s_.size(); pos_ += m ? static_cast<unsigned>(std::countr_zero(m)) : 16U) {  // 16 bytes at a time: the first not plain
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s_.data() + pos_));  // signed: bytes >= 0x80 are < 0x20
-    m = static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
-                                                              _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)))));
-  }
-#endif
-  while (pos_ < s_.size() && kPlain[static_cast<unsigned char>(s_[pos_])]) ++pos_;
+  pos_ = plain_end(s_, pos_);
   if (pos_ < s_.size() && s_[pos_] == '"') return s_.substr(begin, pos_++ - begin);  // nothing to unescape: no copy
   std::string& out = buf_;
   out.assign(s_.substr(begin, pos_ - begin));
   for (;;) {
-    std::size_t b = pos_;
-    while (pos_ < s_.size() && kPlain[static_cast<unsigned char>(s_[pos_])]) ++pos_;
+    const std::size_t b = pos_;
+    pos_ = plain_end(s_, pos_);
     out.append(s_.substr(b, pos_ - b));
     if (pos_ >= s_.size()) fail("JSON-1", "unterminated string");
     unsigned char c = static_cast<unsigned char>(s_[pos_]);
