@@ -83,18 +83,31 @@ FileBytes read_file(const std::filesystem::path& p, std::uintmax_t max_bytes) {
   return {static_cast<const char*>(m), static_cast<std::size_t>(size)};
 }
 
+namespace {
+// The median of `ms` (the upper middle one of an even count), -1 for none.
+double median_of(std::span<const double> ms) {
+  if (ms.empty()) return -1;
+  std::array<double, kSmallPageProbeMax / (std::size_t{1} << 20)> w{};
+  const std::size_t n = std::min(ms.size(), w.size());
+  std::copy(ms.end() - static_cast<std::ptrdiff_t>(n), ms.end(), w.begin());
+  std::nth_element(w.begin(), w.begin() + static_cast<std::ptrdiff_t>(n / 2), w.begin() + static_cast<std::ptrdiff_t>(n));
+  return w[n / 2];
+}
+}  // namespace
+
 double small_page_window_median(std::span<const double> ms_per_mib) {
   constexpr std::size_t kWindow = kSmallPageProbe >> 20;
-  if (ms_per_mib.size() < kWindow) return -1;
-  std::array<double, kWindow> w{};
-  std::copy(ms_per_mib.end() - kWindow, ms_per_mib.end(), w.begin());
-  std::nth_element(w.begin(), w.begin() + kWindow / 2, w.end());
-  return w[kWindow / 2];
+  return ms_per_mib.size() < kWindow ? -1 : median_of(ms_per_mib.last(kWindow));
 }
 
-bool small_page_probe_done(std::span<const double> ms_per_mib, std::size_t max_mib) {
+bool small_page_faults_dear(std::span<const double> ms_per_mib, std::span<const double> refault_ms_per_mib) {
+  return refault_ms_per_mib.size() >= kRefaultProbeMiB && ms_per_mib.size() >= kRefaultProbeMiB &&
+         median_of(refault_ms_per_mib.first(kRefaultProbeMiB)) >= kHugePagesPayFrom && median_of(ms_per_mib.first(kRefaultProbeMiB)) >= kHugePagesPayFrom;
+}
+
+bool small_page_probe_done(std::span<const double> ms_per_mib, std::size_t max_mib, std::span<const double> refault_ms_per_mib) {
   const double median = small_page_window_median(ms_per_mib);
-  return ms_per_mib.size() >= max_mib || (median >= 0 && median < kHugePagesPayFrom);
+  return ms_per_mib.size() >= max_mib || (median >= 0 && median < kHugePagesPayFrom) || small_page_faults_dear(ms_per_mib, refault_ms_per_mib);
 }
 
 std::uintmax_t small_page_probe_limit(std::uintmax_t sure_bytes, std::uintmax_t reserve_bytes) {
@@ -103,19 +116,28 @@ std::uintmax_t small_page_probe_limit(std::uintmax_t sure_bytes, std::uintmax_t 
 
 namespace {
 // First touches of the 4 KiB pages from `at`, MiB by MiB (one written zero per page: the heap's
-// free top reads as zero either way), until small_page_probe_done() for at most `max_bytes`:
-// the last window's median, in ms per MiB, and the bytes touched.
-std::pair<double, std::uintmax_t> probe_small_pages(std::uintptr_t at, std::uintmax_t max_bytes) {
+// free top reads as zero either way), the first kRefaultProbeMiB MiB also a second time after
+// MADV_DONTNEED (if that fails, no second touch is timed and the probe goes on), until
+// small_page_probe_done() for at most `max_bytes`: the last window's median (of all MiB timed, if
+// fewer), in ms per MiB, the bytes touched and the second touches' median (0: none).
+std::tuple<double, std::uintmax_t, double> probe_small_pages(std::uintptr_t at, std::uintmax_t max_bytes) {
   constexpr std::size_t kMiB = std::size_t{1} << 20;
   std::array<double, kSmallPageProbeMax / kMiB> ms{};  // on the stack: a heap block would sit in the pages timed
+  std::array<double, kRefaultProbeMiB> again{};
   const std::size_t max_mib = std::clamp<std::size_t>(max_bytes / kMiB, kSmallPageProbe / kMiB, ms.size());
-  std::size_t n = 0;
-  do {
+  const auto touch_ms = [](std::uintptr_t mib) {
     const auto t0 = std::chrono::steady_clock::now();
-    for (std::size_t o = 0; o < kMiB; o += 4096) *reinterpret_cast<volatile char*>(at + n * kMiB + o) = 0;
-    ms[n++] = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  } while (!small_page_probe_done(std::span(ms.data(), n), max_mib));
-  return {small_page_window_median(std::span(ms.data(), n)), std::uintmax_t{n} * kMiB};
+    for (std::size_t o = 0; o < kMiB; o += 4096) *reinterpret_cast<volatile char*>(mib + o) = 0;
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  };
+  std::size_t n = 0, m = 0;
+  do {
+    ms[n] = touch_ms(at + n * kMiB);
+    if (m == n && n < kRefaultProbeMiB && ::madvise(reinterpret_cast<void*>(at + n * kMiB), kMiB, MADV_DONTNEED) == 0) again[m++] = touch_ms(at + n * kMiB);
+    ++n;
+  } while (!small_page_probe_done(std::span(ms.data(), n), max_mib, std::span(again.data(), m)));
+  const std::span<const double> timed(ms.data(), n);
+  return {timed.size() >= kSmallPageProbe / kMiB ? small_page_window_median(timed) : median_of(timed), std::uintmax_t{n} * kMiB, m > 0 ? median_of(std::span(again.data(), m)) : 0.0};
 }
 }  // namespace
 
@@ -250,7 +272,7 @@ HeapReserve reserve_heap(std::uintmax_t heap_bytes, std::uintmax_t sure_bytes) {
   } else if (const std::uintmax_t most = small_page_probe_limit(sure_bytes, end > first ? end - first : 0);  // the reserve's first pages,
              pages != "default" && most >= kSmallPageProbe &&                                                // which the heap uses first
              ::madvise(reinterpret_cast<void*>(first), most, MADV_NOHUGEPAGE) == 0) {
-    std::tie(out.small_page_ms_per_mib, out.small_page_probe_bytes) = probe_small_pages(first, most);
+    std::tie(out.small_page_ms_per_mib, out.small_page_probe_bytes, out.small_page_refault_ms_per_mib) = probe_small_pages(first, most);
     const std::uintmax_t rest = first + out.small_page_probe_bytes;  // [first, first + most) stays on 4 KiB pages, but for this rest
     out.huge_pages = out.small_page_ms_per_mib >= kHugePagesPayFrom && ::madvise(reinterpret_cast<void*>(rest), end - rest, MADV_HUGEPAGE) == 0;
   }

@@ -73,15 +73,31 @@ inline constexpr std::uintmax_t kSmallPageProbeMax = std::uintmax_t{128} << 20;
 /// between the groups.
 inline constexpr double kHugePagesPayFrom = 1.5;
 
+/// How many of reserve_heap()'s probe's first MiB it touches twice: once, then again right after
+/// handing their pages back (`MADV_DONTNEED`). The kernel gives the same pages again, which the
+/// host has backed by then, so the second touch times a 4 KiB fault itself, not the host's price
+/// for fresh memory. On the PVM guests of sessions 37, 49 and 50 it stays at 2.5-3.4 ms per MiB
+/// (about 10 us a fault, as after a pause), and huge pages, one fault per 2 MiB, cost 0.06-1.9:
+/// the probe then decides after these MiB instead of timing 128 MiB (0.1 s a run there, README,
+/// Performance). Where 4 KiB pages are dear only at first (session 36), the second touches are
+/// cheap and the probe goes on as before.
+inline constexpr std::size_t kRefaultProbeMiB = 5;
+
 /// The median of the last kSmallPageProbe / 1 MiB entries of `ms_per_mib` (first-touch times of
 /// successive MiB of 4 KiB pages, in ms), or -1 while there are fewer.
 double small_page_window_median(std::span<const double> ms_per_mib);
 
+/// Whether 4 KiB faults are dear in themselves (kRefaultProbeMiB): all kRefaultProbeMiB second
+/// touches are timed (`refault_ms_per_mib`), and their median and that of the same MiB's first
+/// touches (the first entries of `ms_per_mib`) are both kHugePagesPayFrom or more.
+bool small_page_faults_dear(std::span<const double> ms_per_mib, std::span<const double> refault_ms_per_mib);
+
 /// Whether reserve_heap()'s probe stops after the times `ms_per_mib` (see
 /// small_page_window_median()): the window is full and its median is below kHugePagesPayFrom
 /// (4 KiB pages stay), or `max_mib` MiB are timed (from a median of kHugePagesPayFrom on, the rest
-/// of the reserve goes on huge pages).
-bool small_page_probe_done(std::span<const double> ms_per_mib, std::size_t max_mib);
+/// of the reserve goes on huge pages), or small_page_faults_dear() holds for the second touches
+/// `refault_ms_per_mib` (huge pages at once).
+bool small_page_probe_done(std::span<const double> ms_per_mib, std::size_t max_mib, std::span<const double> refault_ms_per_mib = {});
 
 /// How much reserve_heap()'s probe may time on 4 KiB pages, of a reserve of `reserve_bytes` for a
 /// run that surely touches `sure_bytes`: kSmallPageProbeMax, but no more than `sure_bytes`
@@ -92,7 +108,8 @@ std::uintmax_t small_page_probe_limit(std::uintmax_t sure_bytes, std::uintmax_t 
 struct HeapReserve {
   std::uintmax_t bytes = 0;           ///< address space added to the heap (0: nothing was done)
   bool huge_pages = false;            ///< the reserve (or all of it after the probe) was marked for transparent huge pages (`MADV_HUGEPAGE`)
-  double small_page_ms_per_mib = 0;   ///< the probe's last window's median first-touch cost of 4 KiB pages, ms per MiB (0: no probe)
+  double small_page_ms_per_mib = 0;   ///< the probe's last window's median first-touch cost of 4 KiB pages, ms per MiB (0: no probe); of all MiB timed when 4 KiB faults were dear (small_page_faults_dear()) before a full window
+  double small_page_refault_ms_per_mib = 0;  ///< the median cost of the probe's second touches (kRefaultProbeMiB), ms per MiB (0: none timed)
   std::uintmax_t small_page_probe_bytes = 0;  ///< how much of the reserve the probe touched on 4 KiB pages (0: no probe)
   bool huge_pool = false;             ///< no reserve: blocks of 2 MiB and more are left to glibc, which maps them from the huge page pool
 };
@@ -156,7 +173,9 @@ bool use_huge_pool(std::string_view tunables, std::uintmax_t pool_available_byte
 ///   by MiB, until the median cost of the last 16 MiB (kSmallPageProbe) falls below 1.5 ms per
 ///   MiB (kHugePagesPayFrom), and then the kernel's default page size stays, or until 128 MiB
 ///   (kSmallPageProbeMax), at most `sure_bytes` and at least 16 MiB, are timed, and then the
-///   rest of the reserve is marked for transparent huge pages (`MADV_HUGEPAGE`);
+///   rest of the reserve is marked for transparent huge pages (`MADV_HUGEPAGE`); the first 5 MiB
+///   (kRefaultProbeMiB) are also touched again after handing them back, and when both touches
+///   cost 1.5 ms per MiB or more (small_page_faults_dear()), the rest goes on huge pages at once;
 /// - `huge`: the whole reserve is marked for huge pages, without a probe;
 /// - `default`: the kernel's default page size stays, without a probe.
 /// Any other value is ignored with a one-line warning on stderr (and acts as unset).
@@ -180,8 +199,9 @@ bool use_huge_pool(std::string_view tunables, std::uintmax_t pool_available_byte
 /// that was measured, 4 KiB faults showed no such effect (2.8-3.0 ms per MiB back to back as
 /// after a pause). Where 4 KiB pages are cheap, their first tens of MiB after a pause can still
 /// be dear (session 36: 2-5 ms per MiB, then 0.4-0.6), so the probe goes on while the window's
-/// median stays high, up to kSmallPageProbeMax; where they are dear throughout, that costs about
-/// 0.1 s more than deciding after 16 MiB. The probed pages are the ones the heap hands out first,
+/// median stays high, up to kSmallPageProbeMax; where they are dear throughout because the fault
+/// itself is dear, the second touches of the first MiB tell so at once (kRefaultProbeMiB), which
+/// saves about 0.1 s against timing 128 MiB. The probed pages are the ones the heap hands out first,
 /// and beyond its first 16 MiB the probe touches no more than `sure_bytes`, what the caller knows
 /// the run will touch (`plancert verify`: half its input; binding, whose size is not known in
 /// advance: 0), so it wastes no memory. Purely a
