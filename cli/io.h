@@ -76,11 +76,11 @@ inline constexpr double kHugePagesPayFrom = 1.5;
 /// How many of reserve_heap()'s probe's first MiB it touches twice: once, then again right after
 /// handing their pages back (`MADV_DONTNEED`). The kernel gives the same pages again, which the
 /// host has backed by then, so the second touch times a 4 KiB fault itself, not the host's price
-/// for fresh memory. On the PVM guests of sessions 37, 49 and 50 it stays at 2.5-3.4 ms per MiB
-/// (about 10 us a fault, as after a pause), and huge pages, one fault per 2 MiB, cost 0.06-1.9:
-/// the probe then decides after these MiB instead of timing 128 MiB (0.1 s a run there, README,
-/// Performance). Where 4 KiB pages are dear only at first (session 36), the second touches are
-/// cheap and the probe goes on as before.
+/// for fresh memory. On session 50's PVM guest it stayed at 2.5-3.4 ms per MiB (about 10 us a
+/// fault; sessions 37 and 49 saw first touches as dear back to back as after a pause), and huge
+/// pages, one fault per 2 MiB, cost 0.05-1.8: the probe then decides after these MiB instead of
+/// timing 128 MiB (about 0.1 s a run there, README, Performance). Where 4 KiB pages are dear only
+/// at first (session 36), the second touches should be cheap, and the probe goes on as before.
 inline constexpr std::size_t kRefaultProbeMiB = 5;
 
 /// The median of the last kSmallPageProbe / 1 MiB entries of `ms_per_mib` (first-touch times of
