@@ -35,6 +35,12 @@
 //                   (its peak RSS minus the mapped file) and touches every 4 KiB page of it once.
 //                   With PLANCERT_BENCH_PAUSE this is what any program pays for that much fresh
 //                   memory, on either page size, after the guest has handed it back to the host.
+//   heap_probe/N    not a lower bound: a fresh process (`bench_verify --probe-child BYTES`) that
+//                   only prepares its heap as `plancert verify` does for the plan's file, with
+//                   the probe deciding (PLANCERT_HEAP_PAGES unset); counters: the probe's
+//                   first-touch and second-touch costs (small_ms_per_MiB, refault_ms_per_MiB),
+//                   the MiB it touched (probe_MiB) and the share of runs that chose huge pages
+//                   (huge_share). Below 43 MiB of input no probe runs and all are 0.
 // Every case reports ns_per_cmd (linearity check across sizes) and bytes_per_second.
 //
 // Environment:
@@ -263,9 +269,12 @@ int measure_main(int argc, char** argv) {
   return 0;
 }
 
+// Where run_measured() puts the last child's standard output and error.
+fs::path child_output() { return g_dir / "child-output.txt"; }
+
 RunResult run_measured(const std::vector<std::string>& cmd) {
   RunResult r;
-  fs::path out = g_dir / "child-output.txt", res = g_dir / "child-rusage.txt";
+  fs::path out = child_output(), res = g_dir / "child-rusage.txt";
   std::vector<std::string> args{g_self.string(), "--measure", out.string()};
   args.insert(args.end(), cmd.begin(), cmd.end());
   std::vector<char*> argv;
@@ -395,6 +404,46 @@ void bm_floor_touch(benchmark::State& state, std::size_t n, std::vector<std::str
   state.counters["fresh_MiB"] = static_cast<double>(mib);
   state.counters["sys_s"] = sys / static_cast<double>(state.iterations());
   state.counters["ms_per_MiB"] = total.sum * 1e3 / static_cast<double>(state.iterations()) / static_cast<double>(mib);
+}
+
+// `--probe-child BYTES`: prepares the heap as `plancert verify` does for an input of BYTES bytes
+// (cli::reserve_heap(heap_for_input(BYTES), BYTES / 2), with PLANCERT_HEAP_PAGES unset: the
+// probe decides) and prints what it measured and chose: "small_ms_per_MiB refault_ms_per_MiB
+// probe_bytes huge".
+int probe_child(const char* bytes_text) {
+  const auto bytes = static_cast<std::uintmax_t>(std::strtoull(bytes_text, nullptr, 10));
+  if (bytes == 0) return 2;
+  ::unsetenv("PLANCERT_HEAP_PAGES");
+  const cli::HeapReserve r = cli::reserve_heap(cli::heap_for_input(bytes), bytes / 2);
+  std::printf("%.4f %.4f %ju %d\n", r.small_page_ms_per_mib, r.small_page_refault_ms_per_mib, r.small_page_probe_bytes, r.huge_pages ? 1 : 0);
+  return 0;
+}
+
+void bm_heap_probe(benchmark::State& state, std::size_t n) {
+  Plan& p = plan(n);
+  if (!usable(state, p)) return;
+  Times total;
+  double small = 0, again = 0, mib = 0, huge = 0;
+  bool parsed = true;
+  measured_runs(state, {g_self.string(), "--probe-child", std::to_string(p.bytes)}, total, [&](const RunResult&) {
+    std::istringstream in(bench::read_whole_file(child_output()));
+    double s = 0, a = 0, b = 0;
+    int h = 0;
+    parsed = parsed && static_cast<bool>(in >> s >> a >> b >> h);
+    small += s, again += a, mib += b / kMiB, huge += h;
+  });
+  if (state.error_occurred()) return;
+  if (!parsed) {
+    g_failed = true;
+    state.SkipWithError("--probe-child printed no result");
+    return;
+  }
+  common_counters(state, p, total);
+  const auto iters = static_cast<double>(state.iterations());
+  state.counters["small_ms_per_MiB"] = small / iters;     // first touches: the last window's median (of the MiB timed, if fewer)
+  state.counters["refault_ms_per_MiB"] = again / iters;   // the second touches' median (kRefaultProbeMiB)
+  state.counters["probe_MiB"] = mib / iters;              // 4 KiB pages the probe touched
+  state.counters["huge_share"] = huge / iters;            // runs that put the rest on huge pages
 }
 
 // ---- in-process breakdown -----------------------------------------------------------------
@@ -675,6 +724,7 @@ int main(int argc, char** argv) {
   if (argc == 3 && std::string(argv[1]) == "--verify-child") return verify_child(argv[2]);
   if (argc >= 2 && std::string(argv[1]) == "--measure") return measure_main(argc, argv);
   if ((argc == 3 || (argc == 4 && std::string(argv[3]) == "huge")) && std::string(argv[1]) == "--touch-child") return touch_child(argv[2], argc == 4);
+  if (argc == 3 && std::string(argv[1]) == "--probe-child") return probe_child(argv[2]);
 
   if (const char* t = env("PLANCERT_BENCH_TARGET")) {
     if (std::string(t) == "slot") g_target = TargetKind::slot;
@@ -732,6 +782,7 @@ int main(int argc, char** argv) {
       const auto probe = have_cli ? std::vector<std::string>{plancert, "verify"} : std::vector<std::string>{g_self.string(), "--verify-child"};
       reg("floor_touch", bm_floor_touch, probe, false);
       reg("floor_touch_huge", bm_floor_touch, probe, true);
+      reg("heap_probe", bm_heap_probe);
     }
   }
 
