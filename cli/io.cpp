@@ -136,8 +136,8 @@ std::tuple<double, std::uintmax_t, double> probe_small_pages(std::uintptr_t at, 
     if (m == n && n < kRefaultProbeMiB && ::madvise(reinterpret_cast<void*>(at + n * kMiB), kMiB, MADV_DONTNEED) == 0) again[m++] = touch_ms(at + n * kMiB);
     ++n;
   } while (!small_page_probe_done(std::span(ms.data(), n), max_mib, std::span(again.data(), m)));
-  const std::span<const double> timed(ms.data(), n);
-  return {timed.size() >= kSmallPageProbe / kMiB ? small_page_window_median(timed) : median_of(timed), std::uintmax_t{n} * kMiB, m > 0 ? median_of(std::span(again.data(), m)) : 0.0};
+  // The last window (all MiB timed, if fewer): small_page_window_median() once it is full.
+  return {median_of(std::span(ms.data(), n).last(std::min(n, kSmallPageProbe / kMiB))), std::uintmax_t{n} * kMiB, m > 0 ? median_of(std::span(again.data(), m)) : 0.0};
 }
 }  // namespace
 

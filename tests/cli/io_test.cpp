@@ -189,9 +189,9 @@ TEST(ReserveHeap, SmallPageProbeStopsOnceTheWindowIsCheapOrAtItsLimit) {
   EXPECT_FALSE(small_page_probe_done(dip, 128));
 }
 
-// The second touches (kRefaultProbeMiB): where a 4 KiB fault is dear in itself, as on the PVM
-// guests of sessions 37, 49 and 50, the probe stops after them and chooses huge pages; where only
-// fresh memory is dear (session 36), the second touches are cheap and the probe goes on as before.
+// The second touches (kRefaultProbeMiB): where a 4 KiB fault is dear in itself, as on session
+// 50's PVM guest, the probe stops after them and chooses huge pages; where only fresh memory is
+// dear (session 36), the second touches should be cheap and the probe goes on as before.
 TEST(ReserveHeap, SmallPageProbeStopsAtOnceWhenFaultsAreDearInThemselves) {
   const std::vector<double> dear(200, 3.0), cheap(200, 0.6);
   const std::span<const double> dear_again(dear.data(), kRefaultProbeMiB), cheap_again(cheap.data(), kRefaultProbeMiB);
